@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# preempt-modes: keep preempt=none/voluntary selectable on Linux 7.x, warn
+# about shared memory without huge pages, and choose the mode at boot.
+#
+#   make run      boot the patched kernel in QEMU (ARCH=arm64 or x86_64)
+#   make check    every test, TAP, ends with "N passed, N failed, N skipped"
+#   make bench    the slow measurements (not part of check)
+#
+# Heavy artefacts (kernel trees, objects, guest root file systems) live in
+# $(CACHE), outside the repository, and are reused across clones.
+
+ARCH ?= arm64
+ARCHES := arm64 x86_64
+CACHE ?= $(or $(PREEMPT_CACHE),$(HOME)/.cache/preempt-modes)
+BUILD ?= $(CURDIR)/build
+RIG := tests/rig
+JOBS ?= $(shell nproc)
+export PREEMPT_CACHE := $(CACHE)
+export BUILD JOBS
+
+PATCHED_TREE := $(CACHE)/trees/patched
+OBJ := $(CACHE)/obj
+
+.PHONY: all deps tree patched-tree kernels kernel run check bench \
+	check-apply check-patches check-drift install clean distclean policy
+
+all: kernels policy
+
+deps:
+	@$(RIG)/install-deps.sh
+
+# The pristine tree's path is printed by fetch-tree.sh; keep it in a file
+# so that later steps do not ask the registry again.
+$(BUILD)/pristine.path: configs/linux-source.lock $(RIG)/fetch-tree.sh | deps
+	@mkdir -p $(BUILD)
+	@$(RIG)/fetch-tree.sh > $@.tmp && mv $@.tmp $@
+
+tree: $(BUILD)/pristine.path
+	@cat $<
+
+patched-tree: $(BUILD)/pristine.path
+	@$(RIG)/prepare-tree.sh "$$(cat $<)" $(PATCHED_TREE) patches
+
+# kernel-ARCH-VARIANT: base (pristine), patched, debug (patched with lockdep,
+# atomic-sleep checks and KASAN).
+FRAGS_base = configs/qemu-common.config configs/qemu-$(1).config
+FRAGS_patched = $(FRAGS_base)
+FRAGS_debug = $(FRAGS_base) configs/qemu-debug.config configs/qemu-kasan.config
+# Expanded when a recipe runs, after pristine.path has been made.
+PRISTINE = $(shell cat $(BUILD)/pristine.path)
+TREE_base = $(PRISTINE)
+TREE_patched = $(PATCHED_TREE)
+TREE_debug = $(PATCHED_TREE)
+
+define kernel_rule
+.PHONY: kernel-$(1)-$(2)
+kernel-$(1)-$(2): $(if $(filter base,$(2)),tree,patched-tree)
+	@$(RIG)/build-kernel.sh $(1) "$$(TREE_$(2))" $(OBJ)/$(1)-$(2) \
+		$(call FRAGS_$(2),$(1))
+endef
+$(foreach a,$(ARCHES),$(foreach v,base patched debug,\
+	$(eval $(call kernel_rule,$(a),$(v)))))
+
+kernels: $(foreach a,$(ARCHES),kernel-$(a)-base kernel-$(a)-patched)
+
+kernel: kernel-$(ARCH)-patched
+
+policy:
+	@$(MAKE) -s -C policy
+
+run: deps kernel-$(ARCH)-patched policy
+	@tests/run/main.sh $(ARCH)
+
+check: deps
+	@tests/check.sh
+
+bench: deps
+	@tests/bench/bench.sh
+
+check-apply: $(BUILD)/pristine.path
+	@tests/suites/20-apply.sh
+
+check-patches: $(BUILD)/pristine.path
+	@tests/suites/21-checkpatch.sh
+
+check-drift: deps
+	@tests/check-drift.sh
+
+install:
+	@$(MAKE) -C policy install DESTDIR=$(DESTDIR) PREFIX=$(or $(PREFIX),/usr)
+	@$(MAKE) -C initrd install DESTDIR=$(DESTDIR) PREFIX=$(or $(PREFIX),/usr)
+
+clean:
+	rm -rf $(BUILD)
+	-$(MAKE) -C policy clean
+
+# Also drops the kernel trees, objects and guest file systems in $(CACHE).
+distclean: clean
+	rm -rf $(CACHE)

@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh [SUITE...]
+# Run the test suites (tests/suites/NN-*.sh, in order, or the ones named),
+# merge their TAP into one stream numbered from 1, and end with the line
+# "N passed, N failed, N skipped". A suite that exits non-zero without
+# reporting a failure, or that reports no test at all, counts as a failure:
+# a broken suite must not look green.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+logdir=${BUILD:-$top/build}/check-logs
+mkdir -p "$logdir"
+
+if [ $# -gt 0 ]; then
+	suites=$*
+else
+	suites=$(ls tests/suites/[0-9][0-9]-*.sh)
+fi
+
+counts=$logdir/.counts
+echo "0 0 0" >"$counts"
+echo "TAP version 13"
+start_all=$(date +%s)
+for suite in $suites; do
+	name=$(basename "$suite" .sh)
+	name=${name#[0-9][0-9]-}
+	echo "# suite $name"
+	start=$(date +%s)
+	{ sh "$suite" 2>"$logdir/$name.err"; echo "suite-exit: $?"; } |
+	while IFS= read -r line; do
+		read -r n_pass n_fail n_skip <"$counts"
+		case "$line" in
+		"suite-exit: "*)
+			rc=${line#suite-exit: }
+			total=$(cat "$logdir/.suite" 2>/dev/null || echo 0)
+			fails=$(cat "$logdir/.suitefail" 2>/dev/null || echo 0)
+			rm -f "$logdir/.suite" "$logdir/.suitefail"
+			if [ "$total" -eq 0 ]; then
+				n_fail=$((n_fail + 1))
+				echo "not ok $((n_pass + n_fail + n_skip)) - $name: ran no test (exit $rc, see $logdir/$name.err)"
+				tail -n 20 "$logdir/$name.err" | sed 's/^/#   /'
+			elif [ "$rc" -ne 0 ] && [ "$fails" -eq 0 ]; then
+				n_fail=$((n_fail + 1))
+				echo "not ok $((n_pass + n_fail + n_skip)) - $name: exited $rc without reporting a failure"
+				tail -n 20 "$logdir/$name.err" | sed 's/^/#   /'
+			fi
+			;;
+		"ok "* | "not ok "* | ok | "not ok")
+			# Drop the suite's own number, keep the description.
+			desc=$(printf '%s\n' "$line" |
+				sed -e 's/^\(not \)\{0,1\}ok[[:space:]]*[0-9]*[[:space:]]*-\{0,1\}[[:space:]]*//')
+			echo $(($(cat "$logdir/.suite" 2>/dev/null || echo 0) + 1)) >"$logdir/.suite"
+			case "$line" in
+			"not ok"*)
+				if printf '%s' "$line" | grep -q '# *TODO'; then
+					n_pass=$((n_pass + 1))
+				else
+					n_fail=$((n_fail + 1))
+					echo $(($(cat "$logdir/.suitefail" 2>/dev/null || echo 0) + 1)) >"$logdir/.suitefail"
+				fi
+				echo "not ok $((n_pass + n_fail + n_skip)) - $name: $desc"
+				;;
+			*)
+				if printf '%s' "$line" | grep -qi '# *SKIP'; then
+					n_skip=$((n_skip + 1))
+				else
+					n_pass=$((n_pass + 1))
+				fi
+				echo "ok $((n_pass + n_fail + n_skip)) - $name: $desc"
+				;;
+			esac
+			;;
+		"TAP version"* | [0-9]*..[0-9]*)
+			;;
+		*)
+			# Diagnostics and anything else, as TAP comments.
+			case "$line" in
+			"#"*) echo "$line" ;;
+			*) echo "# $line" ;;
+			esac
+			;;
+		esac
+		echo "$n_pass $n_fail $n_skip" >"$counts"
+	done
+	echo "# suite $name took $(($(date +%s) - start)) s"
+done
+read -r n_pass n_fail n_skip <"$counts"
+echo "1..$((n_pass + n_fail + n_skip))"
+echo "# all suites took $(($(date +%s) - start_all)) s"
+echo "$n_pass passed, $n_fail failed, $n_skip skipped"
+[ "$n_fail" -eq 0 ]

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# Helpers for tests/suites/*.sh: TAP output and access to the built kernels.
+# Sourced with the repository's top directory as the working directory.
+
+TOP=$(pwd)
+# shellcheck disable=SC2034 # used by the suites that source this
+RIG=$TOP/tests/rig
+CACHE=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+BUILD=${BUILD:-$TOP/build}
+PREEMPT_CACHE=$CACHE
+export PREEMPT_CACHE BUILD
+
+ok() {
+	echo "ok - $*"
+}
+
+not_ok() {
+	echo "not ok - $*"
+}
+
+skip() {
+	desc=$1
+	shift
+	echo "ok - $desc # SKIP $*"
+}
+
+diag() {
+	printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+# check DESC COMMAND...: one TAP line for the command's exit status; on
+# failure its output becomes diagnostics.
+check() {
+	desc=$1
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		printf '%s\n' "$out" | tail -n 40 | sed 's/^/#   /'
+	fi
+}
+
+pristine_tree() {
+	cat "$BUILD/pristine.path"
+}
+
+# kernel_image ARCH VARIANT: path of a kernel built by make kernel-ARCH-VARIANT
+kernel_image() {
+	case "$1" in
+	arm64) printf '%s/obj/%s-%s/arch/arm64/boot/Image' "$CACHE" "$1" "$2" ;;
+	x86_64) printf '%s/obj/%s-%s/arch/x86/boot/bzImage' "$CACHE" "$1" "$2" ;;
+	esac
+}
+
+# Cross compiler for static guest binaries.
+guest_cc() {
+	case "$1" in
+	arm64) echo aarch64-linux-gnu-gcc ;;
+	x86_64) echo gcc ;;
+	esac
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-config.sh DOTCONFIG FRAGMENT...
+# merge_config.sh silently drops options whose dependencies are unmet; prove
+# that every option of every fragment is set in the final .config as asked.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 2 ] || die "usage: check-config.sh DOTCONFIG FRAGMENT..."
+config=$1
+shift
+bad=0
+wanted=$(mktemp)
+trap 'rm -f "$wanted"' EXIT
+for frag in "$@"; do
+	# Assignments "CONFIG_X=v" and "# CONFIG_X is not set".
+	sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)$/\1/p' \
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1=n/p' \
+		"$frag" >"$wanted"
+	while IFS= read -r want; do
+		name=${want%%=*}
+		got=$(grep -E "^$name=" "$config" || true)
+		if [ "${want#*=}" = n ]; then
+			[ -z "$got" ] && continue
+		elif [ "$got" = "$want" ]; then
+			continue
+		fi
+		printf '%s: wanted %s, got %s\n' "$frag" "$want" \
+			"${got:-not set}" >&2
+		bad=$((bad + 1))
+	done <"$wanted"
+done
+[ "$bad" -eq 0 ] || die "$bad option(s) of the fragments lost in $config"

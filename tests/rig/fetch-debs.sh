@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fetch-debs.sh ARCH DEBDIR PACKAGE...
+# Download Debian 12 (bookworm) packages for a guest architecture into DEBDIR
+# with a private apt state under DEBDIR/.apt; the machine's own apt sources
+# and its dpkg database are never touched. Already downloaded packages are
+# kept, so a warm run asks the registry nothing but the index.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 3 ] || die "usage: fetch-debs.sh ARCH DEBDIR PACKAGE..."
+arch=$1 debdir=$2
+shift 2
+case "$arch" in
+arm64) debarch=arm64 ;;
+x86_64) debarch=amd64 ;;
+*) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
+esac
+
+state=$debdir/.apt
+mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+cat >"$state/sources.list" <<EOS
+deb [arch=$debarch] http://deb.debian.org/debian bookworm main
+deb [arch=$debarch] http://deb.debian.org/debian bookworm-updates main
+deb [arch=$debarch] http://deb.debian.org/debian-security bookworm-security main
+EOS
+aptopts="-o APT::Architecture=$debarch -o APT::Architectures=$debarch
+	-o Dir::Etc::SourceList=$state/sources.list -o Dir::Etc::SourceParts=/dev/null
+	-o Dir::State::Lists=$state/lists -o Dir::Cache=$state/cache
+	-o Dir::State::Status=/dev/null -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
+# An index older than a day is refreshed; package versions move with it.
+if [ -z "$(find "$state/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null)" ]; then
+	# shellcheck disable=SC2086
+	apt-get $aptopts update >/dev/null || die "apt-get update for $debarch failed"
+fi
+cd "$debdir"
+for pkg in "$@"; do
+	# shellcheck disable=SC2086
+	ver=$(apt-cache $aptopts policy "$pkg" 2>/dev/null |
+		sed -n 's/^ *Candidate: //p')
+	case "$ver" in
+	"" | "(none)") die "package $pkg:$debarch not found" ;;
+	esac
+	file=$(printf '%s_%s_*.deb' "$pkg" "$ver" | sed 's/:/%3a/')
+	# shellcheck disable=SC2086
+	ls $file >/dev/null 2>&1 ||
+		apt-get $aptopts download "$pkg:$debarch=$ver" >/dev/null 2>&1 ||
+		die "download of $pkg:$debarch=$ver failed"
+done

@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest-run.sh --arch ARCH --kernel IMAGE [options] TESTDIR
+# Boot IMAGE under QEMU TCG with a busybox initramfs that holds TESTDIR at
+# /t, run /t/run in the guest, print what it wrote to standard output, and
+# exit with its exit status. The guest's output and status come back over a
+# virtio-serial port; the console (kernel log) goes to a file.
+#
+# Options:
+#   --append ARGS    more kernel command line
+#   --timeout SEC    hard limit for the whole boot (default 300): exit 124
+#   --smp N          vCPUs (default 2)
+#   --mem MB         guest RAM (default 1024)
+#   --icount         single-threaded TCG with -icount shift=0,sleep=off:
+#                    guest time counts instructions, for overhead ratios
+#   --initrd FILE    boot this initramfs instead of building one (TESTDIR
+#                    is then not packed; the initramfs must use the port)
+#   --extra-initrd F append cpio archive F to the built initramfs
+#   --disk IMG       attach IMG as a virtio block device (raw)
+#   --log FILE       keep the console log here (default: a temp file,
+#                    printed on failure)
+# Exit status: the guest script's; 124 timeout; 125 no status came back
+# (crash, panic, rig failure).
+set -eu
+rig=$(cd "$(dirname "$0")" && pwd)
+. "$rig/lib.sh"
+
+arch='' kernel='' append='' timeout=300 smp=2 mem=1024 icount='' initrd=''
+extra='' disk='' log=''
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) arch=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--icount) icount=1; shift ;;
+	--initrd) initrd=$2; shift 2 ;;
+	--extra-initrd) extra=$2; shift 2 ;;
+	--disk) disk=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+testdir=${1:-}
+[ -n "$arch" ] || die "--arch is required"
+[ -f "$kernel" ] || die "no kernel image '$kernel'"
+[ -n "$initrd" ] || [ -d "$testdir" ] || die "no test directory '$testdir'"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+[ -n "$log" ] || log=$work/console.log
+out=$work/port.out
+: >"$out"
+
+if [ -z "$initrd" ]; then
+	"$rig/mkinitramfs.sh" "$arch" "$work/initrd.cpio" "$testdir"
+	initrd=$work/initrd.cpio
+	if [ -n "$extra" ]; then
+		cat "$extra" >>"$initrd"
+	fi
+fi
+
+case "$arch" in
+arm64)
+	qemu='qemu-system-aarch64'
+	machine="-M virt -cpu cortex-a72"
+	console=ttyAMA0
+	serialdev=virtio-serial-device
+	blkdev=virtio-blk-device
+	smparg=$smp
+	;;
+x86_64)
+	qemu='qemu-system-x86_64'
+	machine="-M pc -cpu qemu64"
+	console=ttyS0
+	serialdev=virtio-serial-pci
+	blkdev=virtio-blk-pci
+	# Without ACPI the kernel finds CPUs in SeaBIOS's MP table, which
+	# lists one per socket.
+	smparg=$smp,sockets=$smp,cores=1
+	;;
+*) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
+esac
+if [ -n "$icount" ]; then
+	accel="-accel tcg -icount shift=0,sleep=off"
+else
+	accel="-accel tcg,thread=multi"
+fi
+diskargs=
+if [ -n "$disk" ]; then
+	diskargs="-drive file=$disk,if=none,format=raw,id=d0 -device $blkdev,drive=d0"
+fi
+
+# shellcheck disable=SC2086
+timeout --foreground -k 5 "$timeout" "$qemu" $machine $accel \
+	-smp "$smparg" -m "$mem" -display none -monitor none -no-reboot \
+	-serial "file:$log" -kernel "$kernel" -initrd "$initrd" \
+	-append "console=$console panic=-1 oops=panic $append" \
+	-device "$serialdev" -chardev "file,id=rig,path=$out" \
+	-device virtserialport,chardev=rig,name=rig $diskargs \
+	</dev/null || qemu_rc=$?
+qemu_rc=${qemu_rc:-0}
+
+status=$(sed -n 's/^rig-exit-status: \([0-9]*\)$/\1/p' "$out" | tail -n 1)
+grep -v '^rig-exit-status: ' "$out" || true
+if [ "$qemu_rc" -eq 124 ]; then
+	note "timeout after ${timeout}s; console log tail:"
+	tail -n 30 "$log" >&2
+	exit 124
+fi
+if [ -z "$status" ]; then
+	note "no exit status came back (qemu exit $qemu_rc); console log tail:"
+	tail -n 30 "$log" >&2
+	exit 125
+fi
+exit "$status"

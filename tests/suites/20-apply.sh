@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The series applies to a pristine copy of the pinned tree with zero fuzz;
+# on failure quilt names the patch and the hunk.
+. tests/lib/common.sh
+
+make -s "$BUILD/pristine.path" >/dev/null || { not_ok "fetch the pinned kernel tree"; exit 1; }
+ok "pinned kernel tree present: $(pristine_tree)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if out=$("$RIG/prepare-tree.sh" "$(pristine_tree)" "$tmp/linux" patches 2>&1); then
+	ok "patches/series applies with zero fuzz ($(grep -cv '^[[:space:]]*\(#\|$\)' patches/series) patches)"
+	if [ -n "$out" ]; then
+		not_ok "series applies without offsets"
+		diag "$out"
+	else
+		ok "series applies without offsets"
+	fi
+else
+	not_ok "patches/series applies with zero fuzz"
+	diag "$out"
+fi
+# Every patch file in patches/ is listed, so none is silently left out.
+unlisted=
+for p in patches/[0-9]*.patch; do
+	[ -e "$p" ] || continue
+	case "$(basename "$p")" in
+	0000-*) continue ;;
+	esac
+	grep -q "^$(basename "$p")\([[:space:]]\|$\)" patches/series ||
+		unlisted="$unlisted $(basename "$p")"
+done
+if [ -z "$unlisted" ]; then
+	ok "every patch file is listed in patches/series"
+else
+	not_ok "every patch file is listed in patches/series (not listed:$unlisted)"
+fi

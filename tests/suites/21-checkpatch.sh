@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Every patch of the series passes the tree's checkpatch.pl --strict, has a
+# "subsystem: Summary" subject and a Signed-off-by.
+. tests/lib/common.sh
+
+make -s "$BUILD/pristine.path" >/dev/null || { not_ok "fetch the pinned kernel tree"; exit 1; }
+tree=$(pristine_tree)
+n=0
+list=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series)
+for p in $list; do
+	n=$((n + 1))
+	f=patches/$p
+	check "checkpatch --strict $p" \
+		perl "$tree/scripts/checkpatch.pl" --strict --no-tree --quiet \
+		--show-types --terse "$f"
+	subject=$(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$f" | head -n 1)
+	if printf '%s' "$subject" | grep -Eq '^[a-z0-9_/.-]+( [a-z0-9_/.-]+)*: [A-Z]'; then
+		ok "$p subject is 'subsystem: Summary' ($subject)"
+	else
+		not_ok "$p subject is 'subsystem: Summary' ($subject)"
+	fi
+	if grep -q '^Signed-off-by: .* <.*@.*>' "$f"; then
+		ok "$p has a Signed-off-by"
+	else
+		not_ok "$p has a Signed-off-by"
+	fi
+done
+[ "$n" -gt 0 ] || skip "checkpatch" "the series is empty"

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Boot the unpatched and the patched kernel on both architectures and report
+# the preemption mode each runs in. The unpatched kernel must reject
+# preempt=none: that is the regression this project exists for.
+. tests/lib/common.sh
+. tests/lib/boot.sh
+
+for arch in arm64 x86_64; do
+	for variant in base patched; do
+		if [ ! -f "$(kernel_image "$arch" "$variant")" ]; then
+			not_ok "$arch $variant boots (no kernel image; see the build suite)"
+			continue
+		fi
+		if report=$(boot_report "$arch" "$variant" ""); then
+			mode=$(current_mode "$report")
+			if [ "$mode" = lazy ]; then
+				ok "$arch $variant boots, default mode lazy ($(printf '%s\n' "$report" | sed -n 's/^debugfs: //p'))"
+			else
+				not_ok "$arch $variant boots, default mode lazy (got '$mode')"
+				diag "$report"
+			fi
+		else
+			not_ok "$arch $variant boots"
+			diag "$report"
+			continue
+		fi
+		report=$(boot_report "$arch" "$variant" "preempt=none")
+		mode=$(current_mode "$report")
+		case "$variant" in
+		base)
+			if [ "$mode" = lazy ] && printf '%s\n' "$report" |
+				grep -q 'unsupported mode: none'; then
+				ok "$arch unpatched kernel rejects preempt=none and stays lazy (the regression)"
+			else
+				not_ok "$arch unpatched kernel rejects preempt=none (mode '$mode')"
+				diag "$report"
+			fi
+			;;
+		patched)
+			if [ "$mode" = none ]; then
+				ok "$arch patched kernel runs preempt=none"
+			else
+				not_ok "$arch patched kernel runs preempt=none (mode '$mode')"
+				diag "$report"
+			fi
+			;;
+		esac
+	done
+done
