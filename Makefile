@@ -55,7 +55,7 @@ TREE_debug = $(PATCHED_TREE)
 
 define kernel_rule
 .PHONY: kernel-$(1)-$(2)
-kernel-$(1)-$(2): $(if $(filter base,$(2)),tree,patched-tree)
+kernel-$(1)-$(2): $(if $(filter base,$(2)),$(BUILD)/pristine.path,patched-tree)
 	@$(RIG)/build-kernel.sh $(1) "$$(TREE_$(2))" $(OBJ)/$(1)-$(2) \
 		$(call FRAGS_$(2),$(1))
 endef

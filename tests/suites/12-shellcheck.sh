@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Every shell script of the project is shellcheck clean: the rig, the suites,
+# the guest scripts and the initramfs hooks (POSIX sh where dracut sources
+# them).
+. tests/lib/common.sh
+
+files=$(git ls-files -co --exclude-standard |
+	while IFS= read -r f; do
+		[ -f "$f" ] || continue
+		case "$f" in
+		*.sh) echo "$f" ;;
+		*)
+			head -n 1 "$f" 2>/dev/null |
+				grep -Eq '^#!.*(/|env )(ba|da|busybox )?sh' && echo "$f"
+			;;
+		esac
+	done)
+for f in $files; do
+	check "shellcheck $f" shellcheck -x "$f"
+done

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# PostgreSQL 15 in an arm64 guest on the patched kernel: the huge-page
+# warning for its shared_buffers, preempt-policy decide, pgbench while the
+# preemption mode is switched at runtime, consistent balances across a clean
+# restart, and huge_pages=on without a warning. The guest prints the TAP
+# (tests/pg/guest-check.sh); this side builds what the guest needs and
+# passes its lines through.
+#
+# PG_ARCH (arm64) and PG_VARIANT (patched) pick another kernel, e.g.
+# PG_VARIANT=base to see what the unpatched kernel fails.
+. tests/lib/common.sh
+
+arch=${PG_ARCH:-arm64}
+variant=${PG_VARIANT:-patched}
+kernel=$(kernel_image "$arch" "$variant")
+work=$BUILD/pg
+tdir=$work/check-$arch
+mkdir -p "$work"
+
+if [ ! -f "$kernel" ]; then
+	not_ok "postgres guest on $arch $variant (no kernel image $kernel; make kernel-$arch-$variant)"
+	exit 0
+fi
+if ! rootfs=$(tests/pg/mkrootfs.sh "$arch" 2>"$work/mkrootfs.err"); then
+	not_ok "PostgreSQL root fs for $arch (tests/pg/mkrootfs.sh)"
+	diag "$(tail -n 20 "$work/mkrootfs.err")"
+	exit 0
+fi
+ok "PostgreSQL root fs for $arch ($(du -m "$rootfs" | cut -f1) MB)"
+
+rm -rf "$tdir"
+mkdir -p "$tdir"
+cp tests/pg/guest-check.sh "$tdir/run"
+cp tests/pg/guest-lib.sh "$tdir/"
+chmod 0755 "$tdir/run"
+rc=0
+policy=$(tests/pg/build-policy.sh "$arch" "$work" 2>"$work/policy.err") || rc=$?
+case $rc in
+0) cp "$policy" "$tdir/preempt-policy" ;;
+3) diag "policy/Makefile has no static target: the guest skips preempt-policy" ;;
+*)
+	not_ok "static preempt-policy for $arch"
+	diag "$(tail -n 20 "$work/policy.err")"
+	;;
+esac
+
+start=$(date +%s)
+rc=0
+tests/rig/guest-run.sh --arch "$arch" --kernel "$kernel" --smp 2 --mem 1792 \
+	--timeout 420 --extra-initrd "$rootfs" --log "$work/check-$arch-console.log" \
+	"$tdir" || rc=$?
+took=$(($(date +%s) - start))
+case $rc in
+124) not_ok "postgres guest session on $arch $variant finished (timeout after ${took} s)" ;;
+125) not_ok "postgres guest session on $arch $variant finished (no exit status: crash or panic)"
+	diag "$(tail -n 30 "$work/check-$arch-console.log")" ;;
+*) diag "postgres guest session on $arch $variant: ${took} s, exit $rc" ;;
+esac
+exit 0
