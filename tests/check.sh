@@ -19,7 +19,11 @@ else
 	suites=$(ls tests/suites/[0-9][0-9]-*.sh)
 fi
 
-counts=$logdir/.counts
+# Counters live in a private directory: the per-suite loop runs in a
+# subshell, and several check.sh may run at once.
+state=$(mktemp -d)
+trap 'rm -rf "$state"' EXIT
+counts=$state/counts
 echo "0 0 0" >"$counts"
 echo "TAP version 13"
 start_all=$(date +%s)
@@ -34,9 +38,9 @@ for suite in $suites; do
 		case "$line" in
 		"suite-exit: "*)
 			rc=${line#suite-exit: }
-			total=$(cat "$logdir/.suite" 2>/dev/null || echo 0)
-			fails=$(cat "$logdir/.suitefail" 2>/dev/null || echo 0)
-			rm -f "$logdir/.suite" "$logdir/.suitefail"
+			total=$(cat "$state/suite" 2>/dev/null || echo 0)
+			fails=$(cat "$state/suitefail" 2>/dev/null || echo 0)
+			rm -f "$state/suite" "$state/suitefail"
 			if [ "$total" -eq 0 ]; then
 				n_fail=$((n_fail + 1))
 				echo "not ok $((n_pass + n_fail + n_skip)) - $name: ran no test (exit $rc, see $logdir/$name.err)"
@@ -51,14 +55,14 @@ for suite in $suites; do
 			# Drop the suite's own number, keep the description.
 			desc=$(printf '%s\n' "$line" |
 				sed -e 's/^\(not \)\{0,1\}ok[[:space:]]*[0-9]*[[:space:]]*-\{0,1\}[[:space:]]*//')
-			echo $(($(cat "$logdir/.suite" 2>/dev/null || echo 0) + 1)) >"$logdir/.suite"
+			echo $(($(cat "$state/suite" 2>/dev/null || echo 0) + 1)) >"$state/suite"
 			case "$line" in
 			"not ok"*)
 				if printf '%s' "$line" | grep -q '# *TODO'; then
 					n_pass=$((n_pass + 1))
 				else
 					n_fail=$((n_fail + 1))
-					echo $(($(cat "$logdir/.suitefail" 2>/dev/null || echo 0) + 1)) >"$logdir/.suitefail"
+					echo $(($(cat "$state/suitefail" 2>/dev/null || echo 0) + 1)) >"$state/suitefail"
 				fi
 				echo "not ok $((n_pass + n_fail + n_skip)) - $name: $desc"
 				;;

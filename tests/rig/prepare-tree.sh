@@ -7,6 +7,7 @@
 # patch and the hunk, and DEST is left as the failed state for inspection.
 # DEST is rebuilt only when the series or a patch changed; rsync keeps the
 # timestamps of untouched files so the kernel build stays incremental.
+# The pristine tree must stay read-only: DEST shares its files.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -25,7 +26,11 @@ fi
 
 mkdir -p "$dest"
 rm -f "$dest/.series.sha256"
-rsync -a --delete --exclude=/.pc --exclude=/.series.sha256 "$pristine/" "$dest/"
+# Hard links to the pristine files: seconds instead of copying 1.5 GB.
+# patch(1) writes a new file and renames it over the old name, so a patched
+# file gets an inode of its own and the pristine tree is never modified.
+rsync -a --delete --link-dest="$(cd "$pristine" && pwd)" \
+	--exclude=/.pc --exclude=/.series.sha256 "$pristine/" "$dest/"
 rm -rf "$dest/.pc"
 count=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patchdir/series" | wc -l)
 if [ "$count" -gt 0 ]; then
