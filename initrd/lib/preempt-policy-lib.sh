@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# preempt-policy-lib.sh: run "preempt-policy apply" from an initramfs, after
+# the real root is mounted and before it gets control. Shared by the dracut
+# hook (pre-pivot), the initramfs-tools script (init-bottom) and the tests.
+# POSIX sh; sourced, so it defines pp_* functions only and never exits.
+#
+# The one rule: never block or fail the boot. A missing binary, a missing
+# mode file, an unpatched kernel, a broken policy, a crash or a hang of the
+# tool all end in a line in the kernel log and a return status of 0.
+#
+# Tunables (environment, for tests and unusual layouts):
+#   PREEMPT_POLICY_BIN      the tool (default /usr/sbin/preempt-policy)
+#   PREEMPT_POLICY_TIMEOUT  seconds before the tool is killed (default 20)
+#   PREEMPT_POLICY_RUNDIR   state and captured output (default
+#                           /run/preempt-policy; /run survives switch_root)
+#   PREEMPT_POLICY_STAGE    word after the prefix in our own log lines
+#                           (default initrd)
+#   PREEMPT_POLICY_KMSG     kernel log device (default /dev/kmsg)
+
+# pp_log LEVEL MESSAGE...: one kernel log record, prefix "preempt-policy: ",
+# the same prefix the tool uses, so `dmesg | grep preempt-policy:` shows the
+# whole story. Falls back to standard error (the console) without /dev/kmsg.
+pp_log() {
+	_pp_level=$1
+	shift
+	_pp_kmsg=${PREEMPT_POLICY_KMSG:-/dev/kmsg}
+	if [ -w "$_pp_kmsg" ] && printf '<%s>preempt-policy: %s: %s\n' \
+		"$_pp_level" "${PREEMPT_POLICY_STAGE:-initrd}" "$*" \
+		>>"$_pp_kmsg" 2>/dev/null; then
+		return 0
+	fi
+	printf 'preempt-policy: %s: %s\n' "${PREEMPT_POLICY_STAGE:-initrd}" \
+		"$*" >&2
+	return 0
+}
+
+# pp_forward LEVEL FILE: copy the tool's diagnostics (its standard error)
+# to the kernel log, at most 100 lines, keeping its own prefix.
+pp_forward() {
+	[ -s "$2" ] || return 0
+	_pp_kmsg=${PREEMPT_POLICY_KMSG:-/dev/kmsg}
+	_pp_n=0
+	while IFS= read -r _pp_line || [ -n "$_pp_line" ]; do
+		_pp_n=$((_pp_n + 1))
+		[ "$_pp_n" -le 100 ] || break
+		case "$_pp_line" in
+		"preempt-policy: "*) ;;
+		*) _pp_line="preempt-policy: $_pp_line" ;;
+		esac
+		if ! { [ -w "$_pp_kmsg" ] &&
+			printf '<%s>%s\n' "$1" "$_pp_line" >>"$_pp_kmsg"; } 2>/dev/null; then
+			printf '%s\n' "$_pp_line" >&2
+		fi
+	done <"$2"
+	return 0
+}
+
+# pp_current_mode: the running mode (the word in parentheses), or "unknown".
+pp_current_mode() {
+	for _pp_f in /sys/kernel/preempt/mode /sys/kernel/debug/sched/preempt; do
+		[ -r "$_pp_f" ] || continue
+		_pp_m=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' "$_pp_f" 2>/dev/null)
+		if [ -n "$_pp_m" ]; then
+			echo "$_pp_m"
+			return 0
+		fi
+	done
+	echo unknown
+}
+
+# pp_has_policy DIR: DIR/preempt-policy.conf or DIR/preempt-policy.d/*.conf
+pp_has_policy() {
+	[ -f "$1/preempt-policy.conf" ] && return 0
+	for _pp_f in "$1"/preempt-policy.d/*.conf; do
+		[ -f "$_pp_f" ] && return 0
+	done
+	return 1
+}
+
+# pp_timed SECONDS CMD...: run CMD with a watchdog that sends SIGTERM after
+# SECONDS and SIGKILL one second later; leaves $PP_RUNDIR/timeout behind if
+# it fired. Only sh, sleep and kill: no timeout(1) needed in the initramfs.
+pp_timed() {
+	_pp_secs=$1
+	shift
+	rm -f "$PP_RUNDIR/timeout"
+	"$@" &
+	_pp_pid=$!
+	(
+		_pp_i=0
+		while [ "$_pp_i" -lt "$_pp_secs" ]; do
+			sleep 1
+			kill -0 "$_pp_pid" 2>/dev/null || exit 0
+			_pp_i=$((_pp_i + 1))
+		done
+		: >"$PP_RUNDIR/timeout"
+		kill -TERM "$_pp_pid" 2>/dev/null
+		sleep 1
+		kill -KILL "$_pp_pid" 2>/dev/null
+	) </dev/null >/dev/null 2>&1 &
+	_pp_wd=$!
+	wait "$_pp_pid"
+	_pp_rc=$?
+	kill "$_pp_wd" 2>/dev/null
+	wait "$_pp_wd" 2>/dev/null
+	return "$_pp_rc"
+}
+
+# pp_apply ROOT [VERBOSE]: decide from ROOT (the mounted real root: its
+# /etc/preempt-policy.conf and .d, /etc/postgresql, PGDATA) and switch the
+# running kernel. VERBOSE non-empty adds --verbose (the tool also turns it
+# on by itself for preempt.policy=debug). Returns 0 whatever happens; the
+# tool's exit code is kept in $PP_RUNDIR/status.
+pp_apply() {
+	_pp_root=$1
+	_pp_verbose=${2:-}
+	_pp_bin=${PREEMPT_POLICY_BIN:-/usr/sbin/preempt-policy}
+	PP_RUNDIR=${PREEMPT_POLICY_RUNDIR:-/run/preempt-policy}
+	if ! mkdir -p "$PP_RUNDIR" 2>/dev/null; then
+		PP_RUNDIR=/tmp/preempt-policy
+		mkdir -p "$PP_RUNDIR" 2>/dev/null
+	fi
+	rm -f "$PP_RUNDIR/status" 2>/dev/null
+
+	if [ ! -x "$_pp_bin" ]; then
+		pp_log 4 "$_pp_bin is missing; the kernel keeps its mode ($(pp_current_mode))"
+		echo missing >"$PP_RUNDIR/status" 2>/dev/null
+		return 0
+	fi
+	if [ -z "$_pp_root" ] || [ ! -d "$_pp_root/etc" ]; then
+		pp_log 4 "no root file system at '$_pp_root'; not run, the kernel keeps its mode ($(pp_current_mode))"
+		echo noroot >"$PP_RUNDIR/status" 2>/dev/null
+		return 0
+	fi
+
+	set -- --root "$_pp_root"
+	# The real root's policy wins; the copy in the initramfs is only for
+	# a root that has none (the tool reads no policy outside --root, so
+	# hand it the initramfs copy, drop-ins included, as one file).
+	if ! pp_has_policy "$_pp_root/etc" && pp_has_policy /etc; then
+		: >"$PP_RUNDIR/initrd.conf"
+		for _pp_f in /etc/preempt-policy.conf /etc/preempt-policy.d/*.conf; do
+			[ -f "$_pp_f" ] || continue
+			{
+				echo "# from the initramfs: $_pp_f"
+				cat "$_pp_f"
+				echo
+			} >>"$PP_RUNDIR/initrd.conf"
+		done
+		set -- "$@" --config "$PP_RUNDIR/initrd.conf"
+		pp_log 6 "$_pp_root has no preempt-policy.conf; using the initramfs copy"
+	fi
+	[ -z "$_pp_verbose" ] || set -- "$@" --verbose
+
+	# Unpatched kernels have only debugfs; mount it for the run and
+	# leave the system as it was afterwards.
+	_pp_umount=
+	if [ ! -e /sys/kernel/preempt/mode ] && [ -d /sys/kernel/debug ] &&
+		[ ! -e /sys/kernel/debug/sched ]; then
+		if mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null; then
+			_pp_umount=1
+		fi
+	fi
+
+	pp_timed "${PREEMPT_POLICY_TIMEOUT:-20}" "$_pp_bin" "$@" apply \
+		</dev/null >"$PP_RUNDIR/out" 2>"$PP_RUNDIR/err"
+	_pp_rc=$?
+	echo "$_pp_rc" >"$PP_RUNDIR/status"
+	_pp_mode=$(pp_current_mode)
+	[ -z "$_pp_umount" ] || umount /sys/kernel/debug 2>/dev/null
+
+	# The tool logs its decision itself; its diagnostics (bad input,
+	# --verbose explanations) are on standard error.
+	pp_forward 4 "$PP_RUNDIR/err"
+	if [ ! -w "${PREEMPT_POLICY_KMSG:-/dev/kmsg}" ]; then
+		cat "$PP_RUNDIR/out" >&2
+	fi
+
+	case $_pp_rc in
+	0) pp_log 6 "done; running $_pp_mode" ;;
+	1) pp_log 3 "usage error (exit 1): hook and tool disagree; nothing changed, running $_pp_mode" ;;
+	2) pp_log 4 "bad input (exit 2), see above; kept the kernel's default, running $_pp_mode" ;;
+	3) pp_log 4 "the kernel cannot switch to the chosen mode (exit 3: unpatched kernel or no mode file); nothing written, boot continues in $_pp_mode" ;;
+	4) pp_log 3 "writing the mode failed (exit 4); boot continues in $_pp_mode" ;;
+	5) pp_log 5 "disabled on the kernel command line (exit 5); running $_pp_mode" ;;
+	126 | 127) pp_log 3 "cannot execute $_pp_bin (exit $_pp_rc); boot continues in $_pp_mode" ;;
+	*)
+		if [ -e "$PP_RUNDIR/timeout" ]; then
+			pp_log 3 "timed out after ${PREEMPT_POLICY_TIMEOUT:-20} s and was killed; boot continues in $_pp_mode"
+		elif [ "$_pp_rc" -gt 128 ]; then
+			pp_log 3 "crashed (signal $((_pp_rc - 128))); boot continues in $_pp_mode"
+		else
+			pp_log 3 "unexpected exit $_pp_rc; boot continues in $_pp_mode"
+		fi
+		;;
+	esac
+	unset _pp_root _pp_verbose _pp_bin _pp_umount _pp_rc _pp_mode _pp_f
+	return 0
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkroot.sh ARCH OUT.img FIXTURE
+# An ext4 root file system image (mke2fs -d, no root privileges needed):
+# Debian's static busybox for ARCH, tests/initrd/root-init as /sbin/init,
+# and the files of tests/initrd/roots/FIXTURE (its /etc).
+set -eu
+[ $# -eq 3 ] || { echo "usage: mkroot.sh ARCH OUT.img FIXTURE" >&2; exit 2; }
+arch=$1 out=$2 fixture=$3
+here=$(cd "$(dirname "$0")" && pwd)
+rig=$here/../rig
+cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+debs=$cache/debs/$arch
+[ -d "$here/roots/$fixture" ] || { echo "mkroot.sh: no fixture $fixture" >&2; exit 2; }
+
+"$rig/fetch-debs.sh" "$arch" "$debs" busybox-static
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+deb=
+for f in "$debs"/busybox-static_*.deb; do
+	deb=$f
+done
+dpkg -x "$deb" "$stage/x"
+root=$stage/root
+mkdir -p "$root/bin" "$root/sbin" "$root/etc" "$root/proc" "$root/sys" \
+	"$root/dev" "$root/run" "$root/tmp" "$root/var/lib" "$root/sysroot"
+cp "$stage/x/bin/busybox" "$root/bin/busybox"
+cp "$here/root-init" "$root/sbin/init"
+chmod 0755 "$root/sbin/init"
+cp -a "$here/roots/$fixture/." "$root/"
+rm -f "$out.tmp"
+mke2fs -q -t ext4 -d "$root" -F "$out.tmp" 32M
+mv "$out.tmp" "$out"
