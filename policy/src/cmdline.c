@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel command line parsing: preempt= and preempt.policy=. */
+#include "cmdline.h"
+#include "modes.h"
+#include "util.h"
+
+#include <string.h>
+
+static void boot_args_init(struct boot_args *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->admin_mode = MODE_UNKNOWN;
+	b->forced_mode = MODE_UNKNOWN;
+}
+
+/* Value of a word "key=value", with one pair of surrounding quotes removed. */
+static bool match_key(const char *w, size_t wlen, const char *key,
+		      const char **val, size_t *vlen)
+{
+	size_t klen = strlen(key);
+	const char *v;
+	size_t n;
+
+	if (wlen <= klen || memcmp(w, key, klen) != 0 || w[klen] != '=')
+		return false;
+	v = w + klen + 1;
+	n = wlen - klen - 1;
+	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+		v++;
+		n -= 2;
+	}
+	*val = v;
+	*vlen = n;
+	return true;
+}
+
+static int parse_policy_value(const char *v, size_t n, const char *source,
+			      struct boot_args *b, struct diag_list *d)
+{
+	int errors = 0;
+	int forced = MODE_UNKNOWN;
+	bool off = false, debug = false;
+
+	while (n > 0) {
+		const char *comma = memchr(v, ',', n);
+		size_t item = comma ? (size_t)(comma - v) : n;
+		int mode = mode_from_span(v, item);
+
+		if (span_equals(v, item, "off")) {
+			off = true;
+		} else if (span_equals(v, item, "debug")) {
+			debug = true;
+		} else if (span_equals(v, item, "auto")) {
+			forced = MODE_UNKNOWN;
+		} else if (mode != MODE_UNKNOWN) {
+			forced = mode;
+		} else {
+			diag_add(d, "%s: preempt.policy: unknown item '%.*s' ignored",
+				 source, (int)(item > 32 ? 32 : item), v);
+			errors++;
+		}
+		if (!comma)
+			break;
+		n -= item + 1;
+		v = comma + 1;
+	}
+	/* Last preempt.policy= wins as a whole, like any kernel parameter. */
+	b->policy_set = true;
+	b->policy_off = off;
+	b->policy_debug = debug;
+	b->forced_mode = forced;
+	return errors;
+}
+
+int parse_boot_args(const char *text, size_t len, const char *source,
+		    struct boot_args *b, struct diag_list *d)
+{
+	size_t i = 0;
+	int errors = 0;
+
+	boot_args_init(b);
+	while (i < len) {
+		bool quoted = false;
+		const char *val;
+		size_t start, vlen;
+
+		while (i < len && (text[i] == ' ' || text[i] == '\t' ||
+				   text[i] == '\n' || text[i] == '\0'))
+			i++;
+		if (i >= len)
+			break;
+		start = i;
+		while (i < len) {
+			if (text[i] == '"')
+				quoted = !quoted;
+			else if (!quoted && (text[i] == ' ' || text[i] == '\t' ||
+					     text[i] == '\n' || text[i] == '\0'))
+				break;
+			i++;
+		}
+		/* Everything after "--" belongs to init. */
+		if (span_equals(text + start, i - start, "--"))
+			break;
+		if (match_key(text + start, i - start, "preempt", &val, &vlen)) {
+			b->admin_set = true;
+			b->admin_mode = mode_from_span(val, vlen);
+			copy_bounded(b->admin_value, sizeof(b->admin_value),
+				     val, vlen);
+		} else if (match_key(text + start, i - start, "preempt.policy",
+				     &val, &vlen)) {
+			errors += parse_policy_value(val, vlen, source, b, d);
+		}
+	}
+	if (b->admin_set && b->admin_mode == MODE_UNKNOWN) {
+		diag_add(d, "%s: preempt=%s is not a preemption mode the tool knows",
+			 source, b->admin_value);
+		errors++;
+	}
+	return errors;
+}

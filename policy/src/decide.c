@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The decision: command line overrides, then first matching rule. */
+#include "decide.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *decision_source_name(enum decision_source s)
+{
+	static const char *const names[] = {
+		[SRC_DISABLED] = "disabled", [SRC_ADMIN] = "cmdline",
+		[SRC_FORCED] = "forced", [SRC_FALLBACK] = "fallback",
+		[SRC_RULE] = "rule", [SRC_DEFAULT] = "default",
+	};
+
+	return s <= SRC_DEFAULT ? names[s] : "?";
+}
+
+static bool compare_numbers(uint64_t a, enum cmp_op op, uint64_t b)
+{
+	switch (op) {
+	case OP_EQ:
+		return a == b;
+	case OP_NE:
+		return a != b;
+	case OP_LT:
+		return a < b;
+	case OP_LE:
+		return a <= b;
+	case OP_GT:
+		return a > b;
+	case OP_GE:
+		return a >= b;
+	}
+	return false;
+}
+
+bool condition_matches(const struct condition *c, const struct facts *f)
+{
+	struct fact_value v;
+	bool equal;
+
+	if (c->always)
+		return true;
+	fact_get(f, c->key, &v);
+	/* An unknown fact matches nothing, not even "!=": no guessing. */
+	if (!v.known)
+		return false;
+	if (fact_key_type(c->key) != FACT_WORD)
+		return compare_numbers(v.number, c->op, c->number);
+	equal = strcmp(fact_word_canonical(v.word),
+		       fact_word_canonical(c->word)) == 0;
+	return c->op == OP_EQ ? equal : !equal;
+}
+
+bool rule_matches(const struct rule *r, const struct facts *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nconds; i++)
+		if (!condition_matches(&r->conds[i], f))
+			return false;
+	return r->nconds > 0;
+}
+
+/* "rule NAME (file:line): fact=value >= limit and ..." */
+static void rule_reason(const struct rule *r, const struct facts *f,
+			char *buf, size_t size)
+{
+	unsigned int i;
+
+	snprintf(buf, size, "rule %s (%.300s):", r->name, r->origin);
+	for (i = 0; i < r->nconds; i++) {
+		const struct condition *c = &r->conds[i];
+		char value[64], cond[128];
+		struct fact_value v;
+		size_t used = strlen(buf);
+
+		condition_format(c, cond, sizeof(cond));
+		if (c->always) {
+			snprintf(buf + used, size - used, " always");
+			continue;
+		}
+		fact_get(f, c->key, &v);
+		fact_format(c->key, &v, value, sizeof(value));
+		snprintf(buf + used, size - used, "%s %s (is %s)",
+			 i ? " and" : "", cond, value);
+	}
+}
+
+void decide(const struct facts *f, const struct policy *p, bool bad_input,
+	    struct decision *d)
+{
+	const struct boot_args *b = &f->boot;
+	unsigned int i;
+
+	memset(d, 0, sizeof(*d));
+	d->rule = -1;
+	d->bad_input = bad_input;
+	if (b->policy_off) {
+		d->mode = MODE_KEEP;
+		d->source = SRC_DISABLED;
+		snprintf(d->reason, sizeof(d->reason),
+			 "disabled by preempt.policy=off on the kernel command line");
+		return;
+	}
+	if (b->admin_set && b->admin_mode != MODE_UNKNOWN) {
+		d->mode = b->admin_mode;
+		d->source = SRC_ADMIN;
+		snprintf(d->reason, sizeof(d->reason),
+			 "admin's choice: preempt=%s on the kernel command line",
+			 b->admin_value);
+		return;
+	}
+	if (b->forced_mode != MODE_UNKNOWN) {
+		d->mode = b->forced_mode;
+		d->source = SRC_FORCED;
+		snprintf(d->reason, sizeof(d->reason),
+			 "forced by preempt.policy=%s on the kernel command line",
+			 mode_name(b->forced_mode));
+		return;
+	}
+	if (bad_input) {
+		d->mode = MODE_KEEP;
+		d->source = SRC_FALLBACK;
+		snprintf(d->reason, sizeof(d->reason),
+			 "bad input (see diagnostics): keeping the kernel's default");
+		return;
+	}
+	for (i = 0; i < p->nrules; i++) {
+		if (rule_matches(&p->rules[i], f)) {
+			d->mode = p->rules[i].mode;
+			d->source = SRC_RULE;
+			d->rule = (int)i;
+			rule_reason(&p->rules[i], f, d->reason,
+				    sizeof(d->reason));
+			return;
+		}
+	}
+	d->mode = p->default_mode;
+	d->source = SRC_DEFAULT;
+	snprintf(d->reason, sizeof(d->reason), "no rule matched; default (%.400s)",
+		 p->default_origin);
+}
+
+enum mode_support decision_support(const struct facts *f,
+				   const struct decision *d)
+{
+	if (d->mode == MODE_KEEP)
+		return MODE_SUPPORTED;
+	if (!f->modes.available)
+		return MODE_LIST_UNKNOWN;
+	return mode_available(&f->modes, d->mode) ? MODE_SUPPORTED :
+						     MODE_NOT_LISTED;
+}

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Gather all facts in the order their dependencies need. */
+#include "facts.h"
+
+#include <string.h>
+
+void facts_gather(struct facts *f, const struct env *env,
+		  const struct policy *pol)
+{
+	memset(f, 0, sizeof(*f));
+	facts_gather_kernel(f, env);
+	facts_gather_memory(f, env);
+	facts_gather_postgres(f, env, pol);
+	facts_derive(f);
+}

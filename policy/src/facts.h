@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Everything the tool knows about the machine and its workload. */
+#ifndef PREEMPT_POLICY_FACTS_H
+#define PREEMPT_POLICY_FACTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmdline.h"
+#include "diag.h"
+#include "env.h"
+#include "bounds.h"
+#include "modes.h"
+
+enum kernel_support {
+	KERNEL_UNKNOWN,		/* neither interface readable */
+	KERNEL_PATCHED,		/* sysfs file, or debugfs listing none */
+	KERNEL_UNPATCHED,	/* debugfs only, and it lacks none */
+};
+
+enum mode_source { MODE_SRC_NONE, MODE_SRC_SYSFS, MODE_SRC_DEBUGFS };
+
+struct hugetlb_pool {
+	uint64_t page_size;	/* bytes */
+	long long nr;		/* nr_hugepages: the reserved pool */
+	long long free;		/* free_hugepages, -1 if unreadable */
+};
+
+enum huge_pages_setting { PG_HUGE_OFF, PG_HUGE_ON, PG_HUGE_TRY };
+
+/* How a cluster's shared memory is backed, as far as we can predict. */
+enum pg_backing {
+	PG_BACKING_4K,		/* small pages: the fault-heavy case */
+	PG_BACKING_HUGETLB,
+	PG_BACKING_THP,		/* shmem_enabled always/within_size/force */
+};
+
+struct pg_cluster {
+	char name[NAME_LEN * 2];	/* "15/main", or the configured path */
+	char conf_path[PATH_LEN];	/* as seen under the root */
+	char data_dir[PATH_LEN];	/* as seen under the root */
+	uint64_t shared_buffers;	/* bytes */
+	enum huge_pages_setting huge_pages;
+	uint64_t huge_page_size;	/* 0 = the kernel's default */
+	uint64_t shm_estimate;		/* bytes, see pg_estimate_shm() */
+	uint64_t hugepages_needed;	/* of huge_page_size (or default) */
+	enum pg_backing backing;
+	bool bad;			/* a file of this cluster was malformed */
+};
+
+struct facts {
+	/* kernel */
+	struct mode_list modes;
+	enum mode_source mode_source;
+	char mode_path[PATH_LEN];	/* file to write, empty if none */
+	enum kernel_support support;
+	char arch[65];
+	struct boot_args boot;
+	bool cmdline_read;
+	/* machine */
+	long cpus;			/* 0 if unknown */
+	uint64_t mem_total;		/* bytes, 0 if unknown */
+	uint64_t default_hugepage_size;	/* bytes, 0 if unknown */
+	struct hugetlb_pool pools[MAX_HUGEPAGE_POOLS];
+	unsigned int npools;
+	char thp_enabled[NAME_LEN];	/* selected word, "" if unknown */
+	char thp_shmem_enabled[NAME_LEN];
+	long long shm_warn_count;	/* -1 if the counter is absent */
+	long long shm_warn_bytes;	/* -1 if absent */
+	/* workload */
+	struct pg_cluster clusters[MAX_CLUSTERS];
+	unsigned int nclusters;
+	unsigned int clusters_skipped;	/* over MAX_CLUSTERS */
+	/* derived, see facts_derive() */
+	uint64_t pg_shared_memory;
+	uint64_t pg_shm_without_hugepages;
+	uint64_t pg_hugepages_needed;
+	/* anything malformed seen while gathering */
+	struct diag_list diags;
+};
+
+struct policy;
+
+/* Gather everything; never fails, what is missing stays unknown. */
+void facts_gather(struct facts *f, const struct env *env,
+		  const struct policy *pol);
+
+void facts_gather_kernel(struct facts *f, const struct env *env);
+void facts_gather_memory(struct facts *f, const struct env *env);
+void facts_gather_postgres(struct facts *f, const struct env *env,
+			   const struct policy *pol);
+/* Huge page assignment and totals; needs memory and postgres facts. */
+void facts_derive(struct facts *f);
+
+/* Bracketed word of "always [madvise] never" into @out; 0 or -EINVAL. */
+int parse_bracketed_choice(const char *text, char *out, size_t size);
+/* "0-3,5,7-8" -> 7; -EINVAL on junk. */
+long parse_cpu_list(const char *text);
+
+const char *kernel_support_name(enum kernel_support s);
+const char *pg_backing_name(enum pg_backing b);
+const char *huge_pages_name(enum huge_pages_setting h);
+
+#endif

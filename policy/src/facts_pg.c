@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PostgreSQL workload facts: find clusters (Debian's /etc/postgresql
+ * layout plus paths named in the policy), read their memory settings and
+ * predict whether their shared memory will be backed by huge pages.
+ */
+#include "facts.h"
+#include "paths.h"
+#include "pgconf.h"
+#include "rules.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Directory entries looked at per level, so a huge /etc/postgresql is cheap. */
+#define MAX_SCAN_ENTRIES 256
+
+const char *pg_backing_name(enum pg_backing b)
+{
+	switch (b) {
+	case PG_BACKING_HUGETLB:
+		return "hugetlb";
+	case PG_BACKING_THP:
+		return "thp";
+	case PG_BACKING_4K:
+		break;
+	}
+	return "none";
+}
+
+const char *huge_pages_name(enum huge_pages_setting h)
+{
+	switch (h) {
+	case PG_HUGE_ON:
+		return "on";
+	case PG_HUGE_OFF:
+		return "off";
+	case PG_HUGE_TRY:
+		break;
+	}
+	return "try";
+}
+
+static bool already_listed(const struct facts *f, const char *conf_path)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nclusters; i++)
+		if (strcmp(f->clusters[i].conf_path, conf_path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Read one cluster: its postgresql.conf, then postgresql.auto.conf in the
+ * data directory, which the server reads last (ALTER SYSTEM wins).
+ * @default_data: data directory when the file sets none.
+ */
+static void read_cluster(struct facts *f, const struct env *env,
+			 const char *name, const char *conf_path,
+			 const char *default_data)
+{
+	struct pg_reader reader = { .root = env->root, .diags = &f->diags };
+	struct pg_cluster *c;
+	struct pg_settings s;
+	char auto_conf[PATH_LEN];
+
+	if (already_listed(f, conf_path))
+		return;
+	if (f->nclusters >= MAX_CLUSTERS) {
+		f->clusters_skipped++;
+		return;
+	}
+	c = &f->clusters[f->nclusters];
+	memset(c, 0, sizeof(*c));
+	pg_settings_init(&s);
+	if (pgconf_read_file(&reader, &s, conf_path, 0) == -ENOENT) {
+		/* A configured cluster must exist; a Debian one was just listed. */
+		diag_add(&f->diags, "%s: PostgreSQL configuration not found",
+			 conf_path);
+		s.errors++;
+	}
+	copy_bounded(c->data_dir, sizeof(c->data_dir),
+		     s.data_directory_set ? s.data_directory : default_data,
+		     strlen(s.data_directory_set ? s.data_directory :
+			    default_data));
+	if (!path_join(auto_conf, sizeof(auto_conf), c->data_dir,
+		       "postgresql.auto.conf"))
+		pgconf_read_file(&reader, &s, auto_conf, 0);
+	copy_bounded(c->name, sizeof(c->name), name, strlen(name));
+	copy_bounded(c->conf_path, sizeof(c->conf_path), conf_path,
+		     strlen(conf_path));
+	c->shared_buffers = s.shared_buffers;
+	c->huge_pages = s.huge_pages;
+	c->huge_page_size = s.huge_page_size;
+	c->shm_estimate = pg_estimate_shm(s.shared_buffers);
+	c->bad = s.errors > 0;
+	f->nclusters++;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted subdirectory names of @dir (at most @max); caller frees them. */
+static unsigned int list_subdirs(const char *dir, char **names,
+				 unsigned int max)
+{
+	char path[PATH_LEN];
+	unsigned int n = 0, scanned = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && scanned++ < MAX_SCAN_ENTRIES && n < max) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (path_join(path, sizeof(path), dir, de->d_name) ||
+		    stat(path, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), name_cmp);
+	return n;
+}
+
+/* /etc/postgresql/<version>/<cluster>/postgresql.conf */
+static void find_debian_clusters(struct facts *f, const struct env *env)
+{
+	char etc_pg[PATH_LEN], vdir[PATH_LEN], conf[PATH_LEN], host[PATH_LEN];
+	char name[NAME_LEN * 2], data[PATH_LEN];
+	char *versions[MAX_CLUSTERS], *clusters[MAX_CLUSTERS];
+	unsigned int nv, i, j;
+	struct stat st;
+
+	if (path_join(etc_pg, sizeof(etc_pg), env->root, ETC_POSTGRESQL_DIR))
+		return;
+	nv = list_subdirs(etc_pg, versions, MAX_CLUSTERS);
+	for (i = 0; i < nv; i++) {
+		unsigned int nc = 0;
+
+		if (!path_join(vdir, sizeof(vdir), etc_pg, versions[i]))
+			nc = list_subdirs(vdir, clusters, MAX_CLUSTERS);
+		for (j = 0; j < nc; j++) {
+			snprintf(conf, sizeof(conf),
+				 "/%s/%s/%s/postgresql.conf",
+				 ETC_POSTGRESQL_DIR, versions[i], clusters[j]);
+			snprintf(name, sizeof(name), "%s/%s", versions[i],
+				 clusters[j]);
+			snprintf(data, sizeof(data), "/" DEBIAN_PG_DATA_FMT,
+				 versions[i], clusters[j]);
+			/* pg_createcluster leftovers without a conf are no cluster. */
+			if (!path_join(host, sizeof(host), env->root, conf) &&
+			    !stat(host, &st))
+				read_cluster(f, env, name, conf, data);
+			free(clusters[j]);
+		}
+		free(versions[i]);
+	}
+}
+
+/* Directory part of @path into @out. */
+static void parent_dir(const char *path, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path)
+		copy_bounded(out, size, "/", 1);
+	else
+		copy_bounded(out, size, path, (size_t)(slash - path));
+}
+
+void facts_gather_postgres(struct facts *f, const struct env *env,
+			   const struct policy *pol)
+{
+	char conf[PATH_LEN], data[PATH_LEN];
+	unsigned int i;
+
+	f->nclusters = 0;
+	f->clusters_skipped = 0;
+	find_debian_clusters(f, env);
+	if (!pol)
+		return;
+	for (i = 0; i < pol->npg_confs; i++) {
+		/* Outside Debian the conf usually sits in the data directory. */
+		parent_dir(pol->pg_confs[i], data, sizeof(data));
+		read_cluster(f, env, pol->pg_confs[i], pol->pg_confs[i], data);
+	}
+	for (i = 0; i < pol->npgdatas; i++) {
+		if (path_join(conf, sizeof(conf), pol->pgdatas[i],
+			      "postgresql.conf"))
+			continue;
+		read_cluster(f, env, pol->pgdatas[i], conf, pol->pgdatas[i]);
+	}
+	if (f->clusters_skipped)
+		diag_add(&f->diags, "more than %d PostgreSQL clusters, %u ignored",
+			 MAX_CLUSTERS, f->clusters_skipped);
+}
+
+static struct hugetlb_pool *pool_for(struct facts *f, uint64_t page_size)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->npools; i++)
+		if (f->pools[i].page_size == page_size)
+			return &f->pools[i];
+	return NULL;
+}
+
+/*
+ * shmem THP applies to PostgreSQL's MAP_SHARED|MAP_ANONYMOUS segment only
+ * without madvise: PostgreSQL never calls madvise(MADV_HUGEPAGE), so
+ * "advise" gives it nothing.  within_size does: the segment's shmem file
+ * is exactly the mapping's size.
+ */
+static bool shmem_thp_applies(const struct facts *f)
+{
+	return strcmp(f->thp_shmem_enabled, "always") == 0 ||
+	       strcmp(f->thp_shmem_enabled, "within_size") == 0 ||
+	       strcmp(f->thp_shmem_enabled, "force") == 0;
+}
+
+void facts_derive(struct facts *f)
+{
+	long long remaining[MAX_HUGEPAGE_POOLS];
+	unsigned int i, pass;
+
+	for (i = 0; i < f->npools; i++)
+		remaining[i] = f->pools[i].nr;
+	f->pg_shared_memory = 0;
+	f->pg_shm_without_hugepages = 0;
+	f->pg_hugepages_needed = 0;
+	for (i = 0; i < f->nclusters; i++) {
+		struct pg_cluster *c = &f->clusters[i];
+		uint64_t size = c->huge_page_size ? c->huge_page_size :
+				f->default_hugepage_size;
+
+		c->hugepages_needed = size ?
+			(c->shm_estimate + size - 1) / size : 0;
+		c->backing = PG_BACKING_4K;
+	}
+	/*
+	 * huge_pages=on clusters take their pages first (they would not start
+	 * otherwise), then huge_pages=try ones in order while pages last.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < f->nclusters; i++) {
+			struct pg_cluster *c = &f->clusters[i];
+			uint64_t size = c->huge_page_size ? c->huge_page_size :
+					f->default_hugepage_size;
+			struct hugetlb_pool *p = pool_for(f, size);
+			long long *left = p ? &remaining[p - f->pools] : NULL;
+			long long need = (long long)c->hugepages_needed;
+
+			if (pass == 0 && c->huge_pages == PG_HUGE_ON) {
+				c->backing = PG_BACKING_HUGETLB;
+				if (left)
+					*left = *left > need ? *left - need : 0;
+			} else if (pass == 1 && c->huge_pages == PG_HUGE_TRY &&
+				   left && need > 0 && *left >= need) {
+				c->backing = PG_BACKING_HUGETLB;
+				*left -= need;
+			}
+		}
+	}
+	for (i = 0; i < f->nclusters; i++) {
+		struct pg_cluster *c = &f->clusters[i];
+
+		if (c->backing == PG_BACKING_4K && shmem_thp_applies(f))
+			c->backing = PG_BACKING_THP;
+		f->pg_shared_memory += c->shm_estimate;
+		f->pg_hugepages_needed += c->hugepages_needed;
+		if (c->backing == PG_BACKING_4K)
+			f->pg_shm_without_hugepages += c->shm_estimate;
+	}
+}

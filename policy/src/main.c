@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * preempt-policy: choose the preemption mode from the machine and its
+ * workload.  main only parses the command line and wires the parts.
+ */
+#include "apply.h"
+#include "cmdline_out.h"
+#include "exit_codes.h"
+#include "report.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PREEMPT_POLICY_VERSION
+#define PREEMPT_POLICY_VERSION "0.1"
+#endif
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: preempt-policy [--root DIR] [--proc DIR] [--sys DIR] [--config FILE]\n"
+		"                      [--dry-run] [--json] [--verbose] COMMAND\n"
+		"commands:\n"
+		"  decide                     the mode and why\n"
+		"  explain                    every fact and which rule matched\n"
+		"  apply                      switch the running kernel to the mode\n"
+		"  cmdline [--format grub|uboot] [--mkimage OUT]\n"
+		"                             preempt= for the next boot\n"
+		"other options: --arch ARCH, --kmsg FILE, --mount-debugfs, --version, --help\n"
+		"exit: 0 ok, 1 usage, 2 bad input, 3 kernel cannot, 4 write failed,\n"
+		"      5 disabled (apply); see preempt-policy(8)\n");
+}
+
+enum opt_id {
+	OPT_ROOT = 256, OPT_PROC, OPT_SYS, OPT_CONFIG, OPT_DRY_RUN, OPT_JSON,
+	OPT_VERBOSE, OPT_FORMAT, OPT_MKIMAGE, OPT_ARCH, OPT_KMSG,
+	OPT_MOUNT_DEBUGFS, OPT_VERSION, OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "proc", required_argument, NULL, OPT_PROC },
+	{ "sys", required_argument, NULL, OPT_SYS },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "mkimage", required_argument, NULL, OPT_MKIMAGE },
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "kmsg", required_argument, NULL, OPT_KMSG },
+	{ "mount-debugfs", no_argument, NULL, OPT_MOUNT_DEBUGFS },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct cli {
+	struct env env;
+	const char *command;
+	const char *format;
+	const char *mkimage;
+};
+
+/* Returns -1 to continue, else an exit code. */
+static int parse_cli(int argc, char **argv, struct cli *cli)
+{
+	int c;
+
+	memset(cli, 0, sizeof(*cli));
+	cli->env.root = "/";
+	cli->env.proc = "/proc";
+	cli->env.sys = "/sys";
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ROOT:
+			cli->env.root = optarg;
+			break;
+		case OPT_PROC:
+			cli->env.proc = optarg;
+			break;
+		case OPT_SYS:
+			cli->env.sys = optarg;
+			break;
+		case OPT_CONFIG:
+			cli->env.config = optarg;
+			break;
+		case OPT_DRY_RUN:
+			cli->env.dry_run = true;
+			break;
+		case OPT_JSON:
+			cli->env.json = true;
+			break;
+		case OPT_VERBOSE:
+			cli->env.verbose = true;
+			break;
+		case OPT_FORMAT:
+			cli->format = optarg;
+			break;
+		case OPT_MKIMAGE:
+			cli->mkimage = optarg;
+			break;
+		case OPT_ARCH:
+			cli->env.arch = optarg;
+			break;
+		case OPT_KMSG:
+			cli->env.kmsg = optarg;
+			break;
+		case OPT_MOUNT_DEBUGFS:
+			cli->env.mount_debugfs = true;
+			break;
+		case OPT_VERSION:
+			printf("preempt-policy %s\n", PREEMPT_POLICY_VERSION);
+			return EXIT_OK;
+		case 'h':
+		case OPT_HELP:
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "preempt-policy: %s\n", optind >= argc ?
+			"missing COMMAND" : "one COMMAND expected");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cli->command = argv[optind];
+	if (strcmp(cli->command, "decide") != 0 &&
+	    strcmp(cli->command, "explain") != 0 &&
+	    strcmp(cli->command, "apply") != 0 &&
+	    strcmp(cli->command, "cmdline") != 0) {
+		fprintf(stderr, "preempt-policy: unknown command '%s'\n",
+			cli->command);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if ((cli->format || cli->mkimage) &&
+	    strcmp(cli->command, "cmdline") != 0) {
+		fprintf(stderr, "preempt-policy: --format and --mkimage go with cmdline\n");
+		return EXIT_USAGE;
+	}
+	if (cli->format && strcmp(cli->format, "grub") != 0 &&
+	    strcmp(cli->format, "uboot") != 0) {
+		fprintf(stderr, "preempt-policy: --format is grub or uboot\n");
+		return EXIT_USAGE;
+	}
+	if (cli->mkimage && cli->format &&
+	    strcmp(cli->format, "uboot") != 0) {
+		fprintf(stderr, "preempt-policy: --mkimage builds a U-Boot script\n");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int run_command(const struct cli *cli, struct run *run)
+{
+	const struct env *env = &cli->env;
+	int code = run->decision.bad_input ? EXIT_BAD_INPUT : EXIT_OK;
+	enum cmdline_format format = CMDLINE_PLAIN;
+	const char *cmd = cli->command;
+
+	if (strcmp(cmd, "apply") == 0) {
+		/* apply talks to the kernel log; --json is for decide/explain. */
+		code = apply_decision(run, env, &live_kernel_ops,
+				      (void *)env, stdout);
+		if (env->json)
+			report_json(stdout, run, code, 0);
+		return code;
+	}
+	if (strcmp(cmd, "cmdline") == 0) {
+		if (cli->format && strcmp(cli->format, "grub") == 0)
+			format = CMDLINE_GRUB;
+		else if ((cli->format && strcmp(cli->format, "uboot") == 0) ||
+			 cli->mkimage)
+			format = CMDLINE_UBOOT;
+		return cmdline_output(run, env, format, cli->mkimage, stdout);
+	}
+	if (env->json) {
+		report_json(stdout, run, code, strcmp(cmd, "explain") == 0);
+		return code;
+	}
+	if (strcmp(cmd, "explain") == 0)
+		report_explain_text(stdout, run);
+	else
+		report_decide_text(stdout, run);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct diag_list *policy_diags;
+	struct run run;
+	struct cli cli;
+	int code;
+
+	code = parse_cli(argc, argv, &cli);
+	if (code >= 0)
+		return code;
+	run.facts = calloc(1, sizeof(*run.facts));
+	run.policy = calloc(1, sizeof(*run.policy));
+	policy_diags = calloc(1, sizeof(*policy_diags));
+	if (!run.facts || !run.policy || !policy_diags) {
+		fprintf(stderr, "preempt-policy: out of memory\n");
+		free(run.facts);
+		free(run.policy);
+		free(policy_diags);
+		return EXIT_WRITE_FAILED;
+	}
+	run.policy_diags = policy_diags;
+	policy_load(run.policy, &cli.env, policy_diags);
+	facts_gather(run.facts, &cli.env, run.policy);
+	if (run.facts->boot.policy_debug)
+		cli.env.verbose = true;
+	decide(run.facts, run.policy,
+	       diag_total(policy_diags) + diag_total(&run.facts->diags) > 0,
+	       &run.decision);
+	/* Bad input is always reported on stderr: a silent fallback hides a typo. */
+	report_diags(stderr, &run);
+	if (cli.env.verbose && strcmp(cli.command, "explain") != 0 &&
+	    !cli.env.json)
+		report_explain_text(stderr, &run);
+	code = run_command(&cli, &run);
+	free(run.facts);
+	free(run.policy);
+	free(policy_diags);
+	return code;
+}

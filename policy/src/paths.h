@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every path the tool reads or writes, in one place, so a rename on the
+ * kernel side is a one-line change here.  Paths are relative to the proc,
+ * sys or root directory they live under (see struct env).
+ */
+#ifndef PREEMPT_POLICY_PATHS_H
+#define PREEMPT_POLICY_PATHS_H
+
+/* Under the sys root (default /sys). */
+#define SYS_PREEMPT_MODE	"kernel/preempt/mode"
+#define SYS_DEBUGFS_DIR		"kernel/debug"
+#define SYS_DEBUGFS_PREEMPT	"kernel/debug/sched/preempt"
+#define SYS_HUGEPAGES_DIR	"kernel/mm/hugepages"
+#define SYS_THP_ENABLED		"kernel/mm/transparent_hugepage/enabled"
+#define SYS_THP_SHMEM_ENABLED	"kernel/mm/transparent_hugepage/shmem_enabled"
+#define SYS_CPU_ONLINE		"devices/system/cpu/online"
+
+/* Under the proc root (default /proc). */
+#define PROC_CMDLINE		"cmdline"
+#define PROC_MEMINFO		"meminfo"
+#define PROC_SHM_WARN_COUNT	"sys/vm/shmem_hugepage_warn_count"
+#define PROC_SHM_WARN_BYTES	"sys/vm/shmem_hugepage_warn_bytes"
+
+/* Under the root (default /, or --root DIR). */
+#define ETC_POLICY_CONF		"etc/preempt-policy.conf"
+#define ETC_POLICY_DIR		"etc/preempt-policy.d"
+#define ETC_POSTGRESQL_DIR	"etc/postgresql"
+#define DEBIAN_PG_DATA_FMT	"var/lib/postgresql/%s/%s"
+
+/* Absolute, never under a root: the log always goes to the live kernel. */
+#define DEV_KMSG		"/dev/kmsg"
+
+#endif

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * postgresql.conf parser.  Follows the server's lexer (guc-file.l) closely
+ * enough that a file the server accepts parses the same here, and reports
+ * what it rejects with file and line, since the server would not start.
+ */
+#include "pgconf.h"
+#include "size.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* PostgreSQL: shared_buffers is an int of 8kB blocks, 16 to INT_MAX / 2. */
+#define PG_MIN_SHARED_BUFFERS	(16 * PG_BLOCK_SIZE)
+#define PG_MAX_SHARED_BUFFERS	(1073741823ULL * PG_BLOCK_SIZE)
+
+void pg_settings_init(struct pg_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->shared_buffers = PG_DEFAULT_SHARED_BUFFERS;
+	s->huge_pages = PG_HUGE_TRY;
+}
+
+uint64_t pg_estimate_shm(uint64_t shared_buffers)
+{
+	return shared_buffers + shared_buffers / 100 * 3 + (16ULL << 20);
+}
+
+static bool is_name_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_name_char(char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9') || c == '$' ||
+	       c == '.';
+}
+
+struct pg_line {
+	const char *name;
+	size_t name_len;
+	char value[MAX_LINE];
+	size_t value_len;
+};
+
+/*
+ * Split "name [=] value [# comment]".  Returns 1 for a setting, 0 for a
+ * blank or comment line, -1 for a syntax error (message in *why).
+ */
+static int split_line(const char *line, size_t len, struct pg_line *out,
+		      const char **why)
+{
+	size_t i = 0, o = 0;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+		i++;
+	if (i == len || line[i] == '#')
+		return 0;
+	if (!is_name_start(line[i])) {
+		*why = "syntax error: expected a parameter name";
+		return -1;
+	}
+	out->name = line + i;
+	while (i < len && is_name_char(line[i]))
+		i++;
+	out->name_len = (size_t)(line + i - out->name);
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i < len && line[i] == '=')
+		i++;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i < len && line[i] == '\'') {
+		/* Quoted: '' and \' are quotes, \\ a backslash (as in the server). */
+		i++;
+		for (;;) {
+			if (i >= len) {
+				*why = "syntax error: unterminated quoted string";
+				return -1;
+			}
+			if (line[i] == '\'' && i + 1 < len && line[i + 1] == '\'') {
+				out->value[o++] = '\'';
+				i += 2;
+			} else if (line[i] == '\'') {
+				i++;
+				break;
+			} else if (line[i] == '\\' && i + 1 < len) {
+				out->value[o++] = line[i + 1];
+				i += 2;
+			} else {
+				out->value[o++] = line[i++];
+			}
+			if (o >= sizeof(out->value) - 1) {
+				*why = "value too long";
+				return -1;
+			}
+		}
+	} else {
+		while (i < len && line[i] != ' ' && line[i] != '\t' &&
+		       line[i] != '#' && line[i] != '\r' && line[i] != '\'') {
+			if (o >= sizeof(out->value) - 1) {
+				*why = "value too long";
+				return -1;
+			}
+			out->value[o++] = line[i++];
+		}
+		if (o == 0) {
+			*why = "syntax error: missing value";
+			return -1;
+		}
+	}
+	out->value[o] = '\0';
+	out->value_len = o;
+	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+		i++;
+	if (i < len && line[i] != '#') {
+		*why = "syntax error: junk after the value";
+		return -1;
+	}
+	return 1;
+}
+
+/* Directory part of an absolute path, "/" for a top-level file. */
+static void dir_of(const char *path, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path)
+		copy_bounded(out, size, "/", 1);
+	else
+		copy_bounded(out, size, path, (size_t)(slash - path));
+}
+
+/* Resolve an include target: absolute stays, relative is from @from's dir. */
+static int resolve_path(const char *from, const char *target, char *out,
+			size_t size)
+{
+	char dir[PATH_LEN];
+
+	if (target[0] == '/')
+		return path_join(out, size, "/", target);
+	dir_of(from, dir, sizeof(dir));
+	return path_join(out, size, dir, target);
+}
+
+static void pg_error(const struct pg_reader *r, struct pg_settings *s,
+		     const char *path, unsigned int line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* "ROOT/path:line: message": the host path, so the admin can open it. */
+static void pg_error(const struct pg_reader *r, struct pg_settings *s,
+		     const char *path, unsigned int line, const char *fmt, ...)
+{
+	bool rooted = r->root[0] && strcmp(r->root, "/") != 0;
+	char msg[DIAG_LEN / 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	diag_add(r->diags, "%s%s:%u: %s", rooted ? r->root : "", path, line,
+		 msg);
+	s->errors++;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_conf_suffix(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && strcmp(name + n - 5, ".conf") == 0;
+}
+
+/* include_dir: every *.conf not starting with '.', in strcmp order. */
+static void read_include_dir(const struct pg_reader *r, struct pg_settings *s,
+			     const char *dir, const char *from,
+			     unsigned int line, unsigned int depth)
+{
+	char *names[MAX_INCLUDE_DIR_FILES];
+	char host_dir[PATH_LEN], file[PATH_LEN];
+	unsigned int n = 0, i, scanned = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (path_join(host_dir, sizeof(host_dir), r->root, dir) ||
+	    !(d = opendir(host_dir))) {
+		pg_error(r, s, from, line,
+			 "could not open configuration directory \"%s\"", dir);
+		return;
+	}
+	while ((de = readdir(d)) && scanned++ < 4 * MAX_INCLUDE_DIR_FILES) {
+		if (de->d_name[0] == '.' || !has_conf_suffix(de->d_name))
+			continue;
+		if (n == MAX_INCLUDE_DIR_FILES) {
+			pg_error(r, s, from, line,
+				 "too many files in \"%s\", rest ignored", dir);
+			break;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), name_cmp);
+	for (i = 0; i < n; i++) {
+		if (!path_join(file, sizeof(file), dir, names[i]))
+			pgconf_read_file(r, s, file, depth + 1);
+		free(names[i]);
+	}
+}
+
+static void handle_include(const struct pg_reader *r, struct pg_settings *s,
+			   const struct pg_line *pl, const char *path,
+			   unsigned int line, unsigned int depth)
+{
+	char target[PATH_LEN];
+	bool is_dir = span_equals_nocase(pl->name, pl->name_len, "include_dir");
+	bool if_exists = span_equals_nocase(pl->name, pl->name_len,
+					    "include_if_exists");
+
+	if (depth + 1 >= MAX_INCLUDE_DEPTH) {
+		pg_error(r, s, path, line,
+			 "could not open \"%s\": nesting too deep", pl->value);
+		return;
+	}
+	if (resolve_path(path, pl->value, target, sizeof(target))) {
+		pg_error(r, s, path, line, "include path too long: %.64s",
+			 pl->value);
+		return;
+	}
+	if (is_dir) {
+		read_include_dir(r, s, target, path, line, depth);
+		return;
+	}
+	if (pgconf_read_file(r, s, target, depth + 1) == -ENOENT && !if_exists)
+		pg_error(r, s, path, line,
+			 "could not open included file \"%s\"", pl->value);
+}
+
+static int parse_huge_pages(const char *v, enum huge_pages_setting *out)
+{
+	static const char *const on[] = { "on", "true", "yes", "1" };
+	static const char *const off[] = { "off", "false", "no", "0" };
+	size_t i, n = strlen(v);
+
+	for (i = 0; i < ARRAY_SIZE(on); i++) {
+		if (span_equals_nocase(v, n, on[i])) {
+			*out = PG_HUGE_ON;
+			return 0;
+		}
+		if (span_equals_nocase(v, n, off[i])) {
+			*out = PG_HUGE_OFF;
+			return 0;
+		}
+	}
+	if (span_equals_nocase(v, n, "try")) {
+		*out = PG_HUGE_TRY;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void apply_setting(const struct pg_reader *r, struct pg_settings *s,
+			  const struct pg_line *pl, const char *path,
+			  unsigned int line)
+{
+	uint64_t bytes;
+
+	if (span_equals_nocase(pl->name, pl->name_len, "shared_buffers")) {
+		if (parse_size(pl->value, pl->value_len, SIZE_POSTGRES,
+			       PG_BLOCK_SIZE, &bytes) ||
+		    bytes < PG_MIN_SHARED_BUFFERS ||
+		    bytes > PG_MAX_SHARED_BUFFERS) {
+			pg_error(r, s, path, line,
+				 "invalid value for shared_buffers: \"%.64s\"",
+				 pl->value);
+			return;
+		}
+		s->shared_buffers = bytes;
+		s->shared_buffers_set = true;
+	} else if (span_equals_nocase(pl->name, pl->name_len, "huge_pages")) {
+		if (parse_huge_pages(pl->value, &s->huge_pages)) {
+			pg_error(r, s, path, line,
+				 "invalid value for huge_pages: \"%.64s\"",
+				 pl->value);
+			return;
+		}
+		s->huge_pages_set = true;
+	} else if (span_equals_nocase(pl->name, pl->name_len,
+				      "huge_page_size")) {
+		if (parse_size(pl->value, pl->value_len, SIZE_POSTGRES, 1024,
+			       &bytes) || bytes > (1ULL << 40)) {
+			pg_error(r, s, path, line,
+				 "invalid value for huge_page_size: \"%.64s\"",
+				 pl->value);
+			return;
+		}
+		s->huge_page_size = bytes;
+	} else if (span_equals_nocase(pl->name, pl->name_len,
+				      "data_directory")) {
+		if (resolve_path(path, pl->value, s->data_directory,
+				 sizeof(s->data_directory))) {
+			pg_error(r, s, path, line, "data_directory too long");
+			return;
+		}
+		s->data_directory_set = true;
+	}
+}
+
+unsigned int pgconf_parse_text(const struct pg_reader *r, struct pg_settings *s,
+			       const char *text, size_t len, const char *path,
+			       unsigned int depth)
+{
+	unsigned int before = s->errors;
+	struct line_reader lr;
+	const char *line;
+	size_t llen;
+
+	line_reader_init(&lr, text, len);
+	while (line_reader_next(&lr, &line, &llen)) {
+		struct pg_line pl;
+		const char *why = NULL;
+		int kind;
+
+		if (llen >= MAX_LINE) {
+			pg_error(r, s, path, lr.lineno, "line too long");
+			continue;
+		}
+		if (memchr(line, '\0', llen)) {
+			pg_error(r, s, path, lr.lineno, "NUL byte in line");
+			continue;
+		}
+		kind = split_line(line, llen, &pl, &why);
+		if (kind < 0) {
+			pg_error(r, s, path, lr.lineno, "%s", why);
+			continue;
+		}
+		if (kind == 0)
+			continue;
+		if (span_equals_nocase(pl.name, pl.name_len, "include") ||
+		    span_equals_nocase(pl.name, pl.name_len, "include_dir") ||
+		    span_equals_nocase(pl.name, pl.name_len,
+				       "include_if_exists"))
+			handle_include(r, s, &pl, path, lr.lineno, depth);
+		else
+			apply_setting(r, s, &pl, path, lr.lineno);
+	}
+	return s->errors - before;
+}
+
+int pgconf_read_file(const struct pg_reader *r, struct pg_settings *s,
+		     const char *path, unsigned int depth)
+{
+	char host[PATH_LEN];
+	size_t len;
+	char *buf;
+	int err;
+
+	if (s->files_read >= MAX_PG_FILES) {
+		pg_error(r, s, path, 0, "too many configuration files");
+		return -EIO;
+	}
+	if (path_join(host, sizeof(host), r->root, path)) {
+		pg_error(r, s, path, 0, "path too long");
+		return -EIO;
+	}
+	err = read_file_capped(host, MAX_CONFIG_FILE, &buf, &len);
+	if (err == -ENOENT)
+		return -ENOENT;
+	if (err) {
+		pg_error(r, s, path, 0, "cannot read: %s", strerror(-err));
+		return -EIO;
+	}
+	s->files_read++;
+	pgconf_parse_text(r, s, buf, len, path, depth);
+	free(buf);
+	return 0;
+}

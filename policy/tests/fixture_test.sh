@@ -1,0 +1,222 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Command-line tests of preempt-policy against the fixture trees, TAP output.
+# Usage: fixture_test.sh PATH/TO/preempt-policy
+# Nothing here touches the live /proc, /sys or /dev/kmsg: every run gets
+# --proc, --sys, --root and --kmsg (or --dry-run).
+
+BIN=${1:?usage: fixture_test.sh BINARY}
+HERE=$(cd "$(dirname "$0")" && pwd)
+FX=$HERE/fixtures
+TMP=$(mktemp -d /tmp/preempt-policy-fixture.XXXXXX) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+N=0
+FAILED=0
+
+ok() { N=$((N + 1)); echo "ok $N - $1"; }
+not_ok() {
+	N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $1"
+	sed 's/^/# /' "$TMP/out" "$TMP/err" 2>/dev/null | head -20
+}
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+
+# run KERNEL ROOT ARGS...: the tool on a fixture kernel and root.
+run() {
+	k=$1; r=$2; shift 2
+	"$BIN" --proc "$k/proc" --sys "$k/sys" --root "$r" \
+		--kmsg "$TMP/kmsg" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+}
+
+# A writable copy of a kernel tree with a given command line.
+kernel_copy() {
+	rm -rf "$TMP/k"
+	cp -R "$FX/$1" "$TMP/k"
+	printf '%s\n' "$2" >"$TMP/k/proc/cmdline"
+}
+
+first_line() { head -n 1 "$TMP/out"; }
+
+# --- decide -----------------------------------------------------------
+run "$FX/patched" "$FX/root-pg-big" decide
+check "decide: 8GB cluster without huge pages -> none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule pg-shm-without-hugepages"'
+
+run "$FX/patched" "$FX/root-pg-big" --json decide
+check "decide --json: one object, mode none" \
+	'[ $RC -eq 0 ] && [ $(wc -l <"$TMP/out") -eq 1 ] && grep -q "^{\"mode\":\"none\"," "$TMP/out"'
+if command -v python3 >/dev/null 2>&1; then
+	run "$FX/patched" "$FX/root-pg-bad" --json explain
+	check "explain --json is valid JSON even with diagnostics" \
+		'python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"bad_input\"] and d[\"diagnostics\"]" <"$TMP/out"'
+else
+	N=$((N + 1)); echo "ok $N - explain --json is valid JSON # SKIP no python3"
+fi
+
+run "$FX/patched" "$FX/root-pg-big" explain
+check "explain: every fact and the matching rule" \
+	'[ $RC -eq 0 ] && grep -q "=> rule pg-shm-without-hugepages" "$TMP/out" &&
+	 grep -q "pg_shm_without_hugepages *8.25GiB" "$TMP/out" &&
+	 grep -q "thp_shmem_enabled *never" "$TMP/out" &&
+	 grep -q "16/main: conf=/etc/postgresql/16/main/postgresql.conf" "$TMP/out"'
+
+kernel_copy patched "ro"
+echo 5000 >"$TMP/k/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+run "$TMP/k" "$FX/root-pg-big" decide
+check "decide: enough hugetlb pages reserved -> keep (lazy)" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) "'
+
+kernel_copy patched "ro"
+echo "always [within_size] advise never deny force" \
+	>"$TMP/k/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+run "$TMP/k" "$FX/root-pg-big" decide
+check "decide: shmem THP within_size -> keep" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep"'
+
+run "$FX/patched" "$FX/root-pg-small" decide
+check "decide: 256MB cluster -> keep" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy)"'
+
+kernel_copy patched "ro"
+echo 2 >"$TMP/k/proc/sys/vm/shmem_hugepage_warn_count"
+run "$TMP/k" "$FX/root-empty" decide
+check "decide: shmem huge page warnings -> none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule shm-hugepage-warnings"'
+
+run "$FX/patched" "$FX/root-pg-custom" --arch aarch64 decide
+check "decide: policy file rules and pgdata outside Debian" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule big-arm"'
+
+run "$FX/patched" "$FX/root-pg-custom" --arch x86_64 decide
+check "decide: first match wins, next rule for another arch" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=voluntary reason=\"rule many-cpus"'
+
+# --- bad input ----------------------------------------------------------
+run "$FX/patched" "$FX/root-pg-bad" decide
+check "malformed postgresql.conf: exit 2, file:line, keep" \
+	'[ $RC -eq 2 ] && first_line | grep -q "^mode=keep (lazy)" &&
+	 grep -q "root-pg-bad/etc/postgresql/16/main/tuning.conf:3: syntax error" "$TMP/err"'
+
+run "$FX/patched" "$FX/root-bad-policy" decide
+check "malformed policy: exit 2, file:line, keep" \
+	'[ $RC -eq 2 ] && first_line | grep -q "^mode=keep" &&
+	 grep -q "preempt-policy.conf:3: unknown fact" "$TMP/err"'
+
+mkfifo "$TMP/fifo.conf"
+run "$FX/patched" "$FX/root-empty" --config "$TMP/fifo.conf" decide
+check "a FIFO as config is refused, not waited on" \
+	'[ $RC -eq 2 ] && grep -q "fifo.conf: cannot read" "$TMP/err"'
+
+awk 'BEGIN { for (i = 0; i < 5000; i++) print "# padding padding padding" }' \
+	>"$TMP/big.conf"
+run "$FX/patched" "$FX/root-empty" --config "$TMP/big.conf" decide
+check "an oversized config is refused" \
+	'[ $RC -eq 2 ] && grep -q "file too large" "$TMP/err"'
+
+kernel_copy patched "ro preempt=sometimes"
+run "$TMP/k" "$FX/root-pg-big" decide
+check "bad preempt= value: exit 2, keep" \
+	'[ $RC -eq 2 ] && first_line | grep -q "^mode=keep"'
+
+# --- command line overrides --------------------------------------------
+kernel_copy patched "ro preempt=full"
+run "$TMP/k" "$FX/root-pg-big" decide
+check "preempt=full is the admin's choice" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=full reason=\"admin.s choice: preempt=full"'
+cp "$TMP/k/sys/kernel/preempt/mode" "$TMP/mode.before"
+run "$TMP/k" "$FX/root-pg-big" apply
+check "apply with preempt=: reports, writes nothing" \
+	'[ $RC -eq 0 ] && cmp -s "$TMP/mode.before" "$TMP/k/sys/kernel/preempt/mode" &&
+	 grep -q "^<4>preempt-policy: preempt=full on the command line but running lazy" "$TMP/kmsg"'
+
+kernel_copy patched "ro preempt.policy=off"
+run "$TMP/k" "$FX/root-pg-big" decide
+check "preempt.policy=off: decide says disabled, exit 0" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=disabled"'
+run "$TMP/k" "$FX/root-pg-big" apply
+check "preempt.policy=off: apply exits 5" '[ $RC -eq 5 ]'
+
+kernel_copy patched "preempt.policy=debug,voluntary"
+run "$TMP/k" "$FX/root-empty" decide
+check "preempt.policy=debug,voluntary: forced and verbose" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=voluntary reason=\"forced" &&
+	 grep -q "^facts:" "$TMP/err"'
+
+# --- apply -----------------------------------------------------------
+rm -f "$TMP/kmsg"
+run "$FX/unpatched" "$FX/root-pg-big" apply
+check "apply on an unpatched kernel: exit 3, logged, nothing written" \
+	'[ $RC -eq 3 ] && [ ! -e "$FX/unpatched/sys/kernel/preempt/mode" ] &&
+	 grep -q "full (lazy)" "$FX/unpatched/sys/kernel/debug/sched/preempt" &&
+	 grep -q "^<4>preempt-policy: cannot apply none: .*unpatched 7.x" "$TMP/kmsg"'
+
+run "$FX/nomodes" "$FX/root-pg-big" apply
+check "apply without any mode file: exit 3" \
+	'[ $RC -eq 3 ] && grep -q "no preemption mode file" "$TMP/out"'
+
+kernel_copy patched "ro"
+rm -f "$TMP/kmsg"
+run "$TMP/k" "$FX/root-pg-big" --dry-run apply
+check "apply --dry-run: says what it would do, changes nothing" \
+	'[ $RC -eq 0 ] && grep -q "would write none" "$TMP/out" &&
+	 grep -q "(lazy)" "$TMP/k/sys/kernel/preempt/mode" && [ ! -e "$TMP/kmsg" ]'
+
+# A plain file is not a kernel: the write lands, the read-back cannot show
+# "(none)", and apply must say so rather than claim success.
+rm -f "$TMP/kmsg"
+run "$TMP/k" "$FX/root-pg-big" apply
+check "apply on a plain file: writes the name, read-back fails, exit 4" \
+	'[ $RC -eq 4 ] && [ "$(cat "$TMP/k/sys/kernel/preempt/mode")" = none ] &&
+	 grep -q "^<3>preempt-policy: wrote none to .* but the kernel reports" "$TMP/kmsg"'
+
+kernel_copy patched "ro"
+run "$TMP/k" "$FX/root-pg-small" apply
+check "apply keep: exit 0, logged, nothing written" \
+	'[ $RC -eq 0 ] && grep -q "(lazy)" "$TMP/k/sys/kernel/preempt/mode" &&
+	 grep -q "^<5>preempt-policy: keeping lazy" "$TMP/kmsg"'
+
+# --- cmdline ---------------------------------------------------------
+run "$FX/patched" "$FX/root-pg-big" cmdline
+check "cmdline: plain preempt=none" '[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = preempt=none ]'
+
+run "$FX/patched" "$FX/root-pg-big" cmdline --format grub
+check "cmdline --format grub" \
+	'[ $RC -eq 0 ] && grep -q "^GRUB_CMDLINE_LINUX=\"\${GRUB_CMDLINE_LINUX} preempt=none\"$" "$TMP/out" &&
+	 sh -n "$TMP/out"'
+
+run "$FX/patched" "$FX/root-pg-big" cmdline --format uboot
+check "cmdline --format uboot" \
+	'[ $RC -eq 0 ] && grep -q "^setenv bootargs \"\${bootargs} preempt=none\"$" "$TMP/out"'
+
+run "$FX/patched" "$FX/root-pg-small" cmdline --format grub
+check "cmdline keep: no preempt= argument" \
+	'[ $RC -eq 0 ] && ! grep -q "preempt=[a-z]" "$TMP/out" && grep -q "^# Note: keep" "$TMP/out"'
+
+run "$FX/unpatched" "$FX/root-pg-big" cmdline
+check "cmdline on an unpatched kernel: exit 3, no argument" \
+	'[ $RC -eq 3 ] && [ ! -s "$TMP/out" ]'
+
+if command -v mkimage >/dev/null 2>&1; then
+	run "$FX/patched" "$FX/root-pg-big" --arch aarch64 cmdline --format uboot --mkimage "$TMP/boot.scr"
+	check "cmdline --mkimage builds a U-Boot script image" \
+		'[ $RC -eq 0 ] && [ "$(od -An -tx1 -N4 "$TMP/boot.scr" | tr -d " ")" = 27051956 ] &&
+		 grep -q "preempt=none" "$TMP/boot.scr"'
+else
+	N=$((N + 1)); echo "ok $N - cmdline --mkimage # SKIP no mkimage"
+fi
+
+# --- usage -------------------------------------------------------------
+run "$FX/patched" "$FX/root-empty"
+check "no command: exit 1" '[ $RC -eq 1 ]'
+run "$FX/patched" "$FX/root-empty" frobnicate
+check "unknown command: exit 1" '[ $RC -eq 1 ]'
+run "$FX/patched" "$FX/root-empty" cmdline --format xml
+check "bad --format: exit 1" '[ $RC -eq 1 ]'
+run "$FX/patched" "$FX/root-empty" decide --format grub
+check "--format with decide: exit 1" '[ $RC -eq 1 ]'
+run "$FX/patched" "$FX/root-empty" --version
+check "--version" '[ $RC -eq 0 ] && grep -q "^preempt-policy " "$TMP/out"'
+
+echo "1..$N"
+[ $FAILED -eq 0 ]

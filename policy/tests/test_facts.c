@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Fact gathering against the fixture trees in tests/fixtures. */
+#include "fact_keys.h"
+#include "pgconf.h"
+#include "rules.h"
+#include "test_util.h"
+
+struct facts_test {
+	struct facts f;
+	struct policy p;
+	struct diag_list d;
+	char proc[1024], sys[1024], root[1024];
+	struct env env;
+};
+
+static int setup(void **state)
+{
+	struct facts_test *t = calloc(1, sizeof(*t));
+
+	assert_non_null(t);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+static void gather(struct facts_test *t, const char *kernel, const char *root)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/proc", kernel);
+	fixture_path(t->proc, sizeof(t->proc), rel);
+	snprintf(rel, sizeof(rel), "%s/sys", kernel);
+	fixture_path(t->sys, sizeof(t->sys), rel);
+	fixture_path(t->root, sizeof(t->root), root);
+	memset(&t->env, 0, sizeof(t->env));
+	t->env.proc = t->proc;
+	t->env.sys = t->sys;
+	t->env.root = t->root;
+	t->env.arch = "aarch64";
+	memset(&t->d, 0, sizeof(t->d));
+	policy_load(&t->p, &t->env, &t->d);
+	facts_gather(&t->f, &t->env, &t->p);
+}
+
+static uint64_t fact_number(struct facts_test *t, enum fact_key k)
+{
+	struct fact_value v;
+
+	fact_get(&t->f, k, &v);
+	assert_true(v.known);
+	return v.number;
+}
+
+static void test_patched_kernel(void **state)
+{
+	struct facts_test *t = *state;
+
+	gather(t, "patched", "root-empty");
+	assert_int_equal(t->f.support, KERNEL_PATCHED);
+	assert_int_equal(t->f.mode_source, MODE_SRC_SYSFS);
+	assert_non_null(strstr(t->f.mode_path, "kernel/preempt/mode"));
+	assert_int_equal(t->f.modes.current, MODE_LAZY);
+	assert_true(mode_available(&t->f.modes, MODE_NONE));
+	assert_int_equal(t->f.cpus, 96);
+	assert_int_equal(t->f.mem_total, 65843212ULL * 1024);
+	assert_int_equal(t->f.default_hugepage_size, 2ULL << 20);
+	assert_int_equal(t->f.npools, 2);
+	assert_int_equal(t->f.pools[0].page_size, 2ULL << 20);
+	assert_int_equal(t->f.pools[1].page_size, 1ULL << 30);
+	assert_string_equal(t->f.thp_enabled, "madvise");
+	assert_string_equal(t->f.thp_shmem_enabled, "never");
+	assert_int_equal(t->f.shm_warn_count, 0);
+	assert_int_equal(t->f.shm_warn_bytes, 1ULL << 30);
+	assert_string_equal(t->f.arch, "aarch64");
+	assert_false(t->f.boot.admin_set);
+	assert_int_equal(t->f.nclusters, 0);
+	assert_int_equal(diag_total(&t->f.diags), 0);
+}
+
+static void test_unpatched_kernel(void **state)
+{
+	struct facts_test *t = *state;
+
+	gather(t, "unpatched", "root-empty");
+	assert_int_equal(t->f.support, KERNEL_UNPATCHED);
+	assert_int_equal(t->f.mode_source, MODE_SRC_DEBUGFS);
+	assert_false(mode_available(&t->f.modes, MODE_NONE));
+	assert_int_equal(t->f.modes.current, MODE_LAZY);
+	/* "0-3,8,10-11" */
+	assert_int_equal(t->f.cpus, 7);
+	/* Counter absent: unknown, not zero. */
+	assert_int_equal(t->f.shm_warn_count, -1);
+}
+
+static void test_no_mode_files(void **state)
+{
+	struct facts_test *t = *state;
+
+	gather(t, "nomodes", "root-empty");
+	assert_int_equal(t->f.support, KERNEL_UNKNOWN);
+	assert_int_equal(t->f.modes.available, 0);
+	assert_string_equal(t->f.mode_path, "");
+}
+
+static void test_debian_cluster(void **state)
+{
+	struct facts_test *t = *state;
+	const struct pg_cluster *c = &t->f.clusters[0];
+
+	gather(t, "patched", "root-pg-big");
+	assert_int_equal(t->f.nclusters, 1);
+	assert_string_equal(c->name, "16/main");
+	assert_string_equal(c->data_dir, "/var/lib/postgresql/16/main");
+	/* conf.d/20-memory.conf wins; .hidden.conf and notes.txt are skipped. */
+	assert_int_equal(c->shared_buffers, 8ULL << 30);
+	assert_int_equal(c->huge_pages, PG_HUGE_TRY);
+	assert_false(c->bad);
+	assert_int_equal(c->backing, PG_BACKING_4K);
+	assert_int_equal(c->hugepages_needed,
+			 (pg_estimate_shm(8ULL << 30) + (2ULL << 20) - 1) /
+			 (2ULL << 20));
+	assert_int_equal(fact_number(t, FACT_PG_SHM_WITHOUT_HUGEPAGES),
+			 pg_estimate_shm(8ULL << 30));
+	assert_int_equal(diag_total(&t->f.diags), 0);
+}
+
+static void test_hugetlb_assignment(void **state)
+{
+	struct facts_test *t = *state;
+	struct pg_cluster *c = &t->f.clusters[0];
+
+	gather(t, "patched", "root-pg-big");
+	/* Enough pages reserved: huge_pages=try gets them. */
+	t->f.pools[0].nr = (long long)c->hugepages_needed;
+	facts_derive(&t->f);
+	assert_int_equal(c->backing, PG_BACKING_HUGETLB);
+	assert_int_equal(t->f.pg_shm_without_hugepages, 0);
+	/* One page short: try falls back to 4KiB pages. */
+	t->f.pools[0].nr = (long long)c->hugepages_needed - 1;
+	facts_derive(&t->f);
+	assert_int_equal(c->backing, PG_BACKING_4K);
+	/* huge_pages=on always counts as huge (the server would not start). */
+	c->huge_pages = PG_HUGE_ON;
+	facts_derive(&t->f);
+	assert_int_equal(c->backing, PG_BACKING_HUGETLB);
+	/* off, shmem THP advise: PostgreSQL does not madvise, so no. */
+	c->huge_pages = PG_HUGE_OFF;
+	strcpy(t->f.thp_shmem_enabled, "advise");
+	facts_derive(&t->f);
+	assert_int_equal(c->backing, PG_BACKING_4K);
+	strcpy(t->f.thp_shmem_enabled, "within_size");
+	facts_derive(&t->f);
+	assert_int_equal(c->backing, PG_BACKING_THP);
+	strcpy(t->f.thp_shmem_enabled, "always");
+	facts_derive(&t->f);
+	assert_int_equal(c->backing, PG_BACKING_THP);
+	assert_int_equal(t->f.pg_shm_without_hugepages, 0);
+}
+
+static void test_configured_pgdata(void **state)
+{
+	struct facts_test *t = *state;
+	const struct pg_cluster *c = &t->f.clusters[0];
+
+	gather(t, "patched", "root-pg-custom");
+	assert_int_equal(t->p.npgdatas, 1);
+	assert_int_equal(t->f.nclusters, 1);
+	assert_string_equal(c->name, "/srv/pgdata");
+	/* postgresql.auto.conf (ALTER SYSTEM) overrides postgresql.conf. */
+	assert_int_equal(c->shared_buffers, 3ULL << 30);
+}
+
+static void test_malformed_cluster(void **state)
+{
+	struct facts_test *t = *state;
+
+	gather(t, "patched", "root-pg-bad");
+	assert_int_equal(t->f.nclusters, 1);
+	assert_true(t->f.clusters[0].bad);
+	assert_true(diag_contains(&t->f.diags, "tuning.conf:3:"));
+}
+
+static void test_parsers(void **state)
+{
+	char out[16];
+
+	assert_int_equal(parse_cpu_list("0\n"), 1);
+	assert_int_equal(parse_cpu_list("0-127"), 128);
+	assert_true(parse_cpu_list("3-1") < 0);
+	assert_true(parse_cpu_list("0-") < 0);
+	assert_true(parse_cpu_list("x") < 0);
+	assert_true(parse_cpu_list("0-4294967295") < 0);
+	assert_int_equal(parse_bracketed_choice("always [madvise] never\n", out,
+						sizeof(out)), 0);
+	assert_string_equal(out, "madvise");
+	assert_true(parse_bracketed_choice("always madvise never", out,
+					   sizeof(out)) < 0);
+	assert_true(parse_bracketed_choice("[a] [b]", out, sizeof(out)) < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_patched_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unpatched_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_mode_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_debian_cluster, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hugetlb_assignment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_configured_pgdata, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_cluster, setup, teardown),
+		cmocka_unit_test(test_parsers),
+	};
+
+	return cmocka_run_group_tests_name("facts", tests, NULL, NULL);
+}
