@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The shared memory huge-page warning in QEMU on arm64 and x86_64
+# (tests/hugewarn/): each kind of shared memory above and below the
+# threshold, hugetlb and THP that must not warn, once per process, runtime
+# threshold, 0 disables, the counter. The unpatched kernel must fail it.
+. tests/lib/common.sh
+
+for arch in arm64 x86_64; do
+	dir=$BUILD/hugewarn-$arch
+	rm -rf "$dir"
+	if ! tests/hugewarn/build.sh "$arch" "$dir" >"$BUILD/hugewarn-build-$arch.log" 2>&1; then
+		not_ok "$arch build the hugewarn guest programs"
+		diag "$(tail -n 20 "$BUILD/hugewarn-build-$arch.log")"
+		continue
+	fi
+	patched=$(kernel_image "$arch" patched)
+	base=$(kernel_image "$arch" base)
+	if [ ! -f "$patched" ]; then
+		not_ok "$arch hugewarn tests (no patched kernel; see the build suite)"
+		continue
+	fi
+	"$RIG/guest-run.sh" --arch "$arch" --kernel "$patched" --timeout 300 \
+		"$dir" >"$BUILD/hugewarn-$arch.out" 2>"$BUILD/hugewarn-$arch.err"
+	rc=$?
+	sed "s/^\(\(not \)\{0,1\}ok [0-9]* - \)/\1$arch: /" "$BUILD/hugewarn-$arch.out"
+	[ "$rc" -eq 0 ] || not_ok "$arch hugewarn guest exited $rc (see $BUILD/hugewarn-$arch.err)"
+	if [ -f "$base" ]; then
+		if "$RIG/guest-run.sh" --arch "$arch" --kernel "$base" --timeout 300 "$dir" >"$BUILD/hugewarn-$arch-base.out" 2>&1; then
+			not_ok "$arch unpatched kernel fails the hugewarn tests"
+		else
+			ok "$arch unpatched kernel fails the hugewarn tests ($(grep -c '^not ok' "$BUILD/hugewarn-$arch-base.out") failures)"
+		fi
+	fi
+done
