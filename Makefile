@@ -23,7 +23,7 @@ PATCHED_TREE := $(CACHE)/trees/patched
 OBJ := $(CACHE)/obj
 
 .PHONY: all deps tree patched-tree kernels kernel run check bench \
-	check-apply check-patches check-drift install clean distclean policy
+	check-apply check-patches check-drift check-debug install clean distclean policy
 
 all: kernels policy
 
@@ -76,7 +76,14 @@ check: deps
 	@tests/check.sh
 
 bench: deps
-	@tests/bench/bench.sh
+	@BENCH_ARCH=$(ARCH) tests/bench/bench.sh
+
+# The mode-switch stress run on the debug kernel (lockdep, atomic-sleep
+# checks, KASAN): slower to build than check can afford.
+check-debug: deps kernel-$(ARCH)-debug
+	@SWITCHES=$${SWITCHES:-3000} tests/kernel/run.sh -k $(PATCHED_TREE) \
+		$(ARCH) $(OBJ)/$(ARCH)-debug/$(if $(filter arm64,$(ARCH)),arch/arm64/boot/Image,arch/x86/boot/bzImage) \
+		boot stress
 
 check-apply: $(BUILD)/pristine.path
 	@tests/suites/20-apply.sh
@@ -94,6 +101,7 @@ install:
 clean:
 	rm -rf $(BUILD)
 	-$(MAKE) -C policy clean
+	-$(MAKE) -C tests/bench clean
 
 # Also drops the kernel trees, objects and guest file systems in $(CACHE).
 distclean: clean

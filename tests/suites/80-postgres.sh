@@ -8,12 +8,14 @@
 # passes its lines through.
 #
 # PG_ARCH (arm64) and PG_VARIANT (patched) pick another kernel, e.g.
-# PG_VARIANT=base to see what the unpatched kernel fails.
+# PG_VARIANT=base to see what the unpatched kernel fails; PG_KERNEL names an
+# image directly.
 . tests/lib/common.sh
 
 arch=${PG_ARCH:-arm64}
 variant=${PG_VARIANT:-patched}
-kernel=$(kernel_image "$arch" "$variant")
+kernel=${PG_KERNEL:-$(kernel_image "$arch" "$variant")}
+[ -z "${PG_KERNEL:-}" ] || variant=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")")
 work=$BUILD/pg
 tdir=$work/check-$arch
 mkdir -p "$work"

@@ -1,0 +1,247 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh  ("make bench"; slow, not part of make check)
+#   (a) the s_lock microbenchmark (slock-bench) in one guest boot by
+#       preemption mode (none voluntary full lazy, switched at runtime) x
+#       huge pages (anon 4 KiB, shmem THP, hugetlb) x workers; a warm-up,
+#       then >= 5 runs per cell
+#   (b) pgbench simple-update at a scale whose data exceeds shared_buffers,
+#       by mode x huge pages (off, shmem THP, hugetlb)
+#   (c) the patched vs the unpatched kernel in the same modes under QEMU
+#       -icount (guest time counts instructions): mmap + first touch,
+#       fork + exec, pipe ping-pong; boots alternate between the kernels
+# Results: $BUILD/bench/results.md, results.json, results.png (gnuplot),
+# raw.txt; medians, quartiles, ratios and Mann-Whitney U tests (stats.awk).
+#
+# Environment:
+#   BENCH_QUICK=1     small parameters (a few minutes) to prove the harness
+#   BENCH_PARTS       which parts (default "a b c")
+#   BENCH_ARCH        guest architecture (arm64)
+#   BENCH_VARIANT     kernel for (a) and (b) (patched)
+#   BENCH_PATCHED, BENCH_UNPATCHED   kernel images for (c) (default: the
+#                     patched and base builds)
+#   BENCH_SMP (2), BENCH_OVH_BOOTS (boots per kernel in (c))
+#   B_* overrides passed to the guest scripts (guest-slock.sh,
+#   guest-pgbench.sh, guest-ovh.sh), e.g. B_PROCS="4 8 16 32".
+# Missing kernels are built with make -s kernel-ARCH-VARIANT.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+. tests/lib/common.sh
+. tests/pg/host-lib.sh
+
+arch=${BENCH_ARCH:-arm64}
+variant=${BENCH_VARIANT:-patched}
+parts=${BENCH_PARTS:-a b c}
+smp=${BENCH_SMP:-2}
+out=$BUILD/bench
+raw=$out/raw.txt
+mkdir -p "$out"
+
+step() {
+	printf '==> [%s] %s\n' "$(date +%H:%M:%S)" "$*"
+}
+
+fail() {
+	printf 'make bench: %s\n' "$*" >&2
+	exit 1
+}
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	quick=1
+	A_ENV="B_PROCS=4 B_REPS=5 B_SECS=1 B_SIZE=32"
+	B_ENV="B_SB=64 B_SCALE=8 B_C=6 B_J=2 B_T=4 B_REPS=2"
+	C_ENV="B_REPS=5 B_FAULT_MIB=16 B_FORKS=20 B_PIPES=2000"
+	ovh_boots=${BENCH_OVH_BOOTS:-1}
+else
+	quick=0
+	A_ENV="B_PROCS=4_8_16 B_REPS=7 B_SECS=2 B_SIZE=64"
+	B_ENV="B_SB=128 B_SCALE=20 B_C=8 B_J=2 B_T=15 B_REPS=5"
+	C_ENV="B_REPS=7 B_FAULT_MIB=32 B_FORKS=50 B_PIPES=5000"
+	ovh_boots=${BENCH_OVH_BOOTS:-3}
+fi
+
+# append_env DEFAULTS: kernel command line NAME=value words; "_" stands for
+# a space inside a value (the guest script turns it back), B_* from the
+# caller's environment win.
+append_env() {
+	ae=
+	for kv in $1; do
+		k=${kv%%=*}
+		eval "override=\${$k:-}"
+		# shellcheck disable=SC2154 # set by eval
+		if [ -n "$override" ]; then
+			kv="$k=$(printf '%s' "$override" | tr ' ' '_')"
+		fi
+		ae="$ae $kv"
+	done
+	for k in B_MODES B_MAPS B_HP B_RESTART; do
+		eval "v=\${$k:-}"
+		# shellcheck disable=SC2154 # set by eval
+		[ -z "$v" ] || ae="$ae $k=$(printf '%s' "$v" | tr ' ' '_')"
+	done
+	printf '%s' "$ae"
+}
+
+kernel_for() { # VARIANT -> image, built if missing
+	k=$(kernel_image "$arch" "$1")
+	if [ ! -f "$k" ]; then
+		step "building the $arch $1 kernel (make kernel-$arch-$1)" >&2
+		make -s "kernel-$arch-$1" >&2 || fail "kernel build failed"
+	fi
+	printf '%s' "$k"
+}
+
+# tdir NAME GUEST-SCRIPT: a test directory with the script as run
+tdir() {
+	d=$out/t-$1
+	rm -rf "$d"
+	mkdir -p "$d"
+	# The command line cannot carry spaces: the guest scripts read "_"
+	# in list values (B_PROCS=4_8_16) as one.
+	cp "tests/bench/$2" "$d/run"
+	cp "tests/bench/$2" tests/pg/guest-lib.sh "$d/"
+	cp "$bin"/* "$d/"
+	chmod 0755 "$d/run"
+	printf '%s' "$d"
+}
+
+# static guest binaries
+bin=$out/bin-$arch
+mkdir -p "$bin"
+step "static slock-bench and ovh-bench for $arch"
+make -s -C tests/bench O="$bin" CC="$(guest_cc "$arch")" LDFLAGS=-static ||
+	fail "static build failed"
+
+: >"$raw"
+meta=
+started=$(date +%s)
+
+case " $parts " in *" a "*)
+	kernel=$(kernel_for "$variant")
+	step "(a) s_lock microbenchmark, $arch $variant kernel, one boot ($(append_env "$A_ENV"))"
+	d=$(tdir slock guest-slock.sh)
+	rc=0
+	guest_live "$out/a.out" "$out/a-console.log" --arch "$arch" --kernel "$kernel" \
+		--smp "$smp" --mem 1024 --timeout 7200 \
+		--append "$(append_env "$A_ENV")" "$d" || rc=$?
+	[ "$rc" = 0 ] || fail "(a) guest failed (exit $rc), see $out/a-console.log"
+	grep '^micro ' "$out/a.out" | grep -v ' warmup ' >>"$raw" || true
+	grep -E '^(kernel|modes|available|unavailable|error|hugepages) ' "$out/a.out" |
+		sed 's/^/    (a) /'
+	meta="$meta\"a_kernel\": \"$(sed -n 's/^kernel //p' "$out/a.out")\",
+\"a_params\": \"$(append_env "$A_ENV")\",
+"
+	;;
+esac
+
+case " $parts " in *" b "*)
+	kernel=$(kernel_for "$variant")
+	rootfs=$(tests/pg/mkrootfs.sh "$arch") || fail "mkrootfs.sh failed"
+	step "(b) pgbench by mode x huge pages, $arch $variant kernel ($(append_env "$B_ENV"))"
+	d=$(tdir pgbench guest-pgbench.sh)
+	rc=0
+	guest_live "$out/b.out" "$out/b-console.log" --arch "$arch" --kernel "$kernel" \
+		--smp "$smp" --mem 1536 --timeout 14400 --extra-initrd "$rootfs" \
+		--append "$(append_env "$B_ENV")" "$d" || rc=$?
+	[ "$rc" = 0 ] || fail "(b) guest failed (exit $rc), see $out/b-console.log"
+	grep '^pg ' "$out/b.out" >>"$raw" || true
+	grep -E '^(kernel|modes|unavailable|error|data_mb|hugemem|hugepages) ' "$out/b.out" |
+		sed 's/^/    (b) /'
+	meta="$meta\"b_params\": \"$(append_env "$B_ENV")\",
+\"b_data\": \"$(sed -n 's/^data_mb //p' "$out/b.out")\",
+"
+	;;
+esac
+
+case " $parts " in *" c "*)
+	kp=${BENCH_PATCHED:-$(kernel_for patched)}
+	ku=${BENCH_UNPATCHED:-$(kernel_for base)}
+	if [ ! -f "$kp" ] || [ ! -f "$ku" ]; then
+		fail "no kernel image $kp or $ku"
+	fi
+	if cmp -s "$kp" "$ku"; then
+		step "(c) note: the patched and unpatched images are identical: an A/A run (ratio should be ~1)"
+	fi
+	d=$(tdir ovh guest-ovh.sh)
+	i=1
+	while [ "$i" -le "$ovh_boots" ]; do
+		for which in unpatched patched; do
+			if [ "$which" = patched ]; then k=$kp; else k=$ku; fi
+			step "(c) boot $i of $ovh_boots, $which kernel, -icount ($(append_env "$C_ENV"))"
+			rc=0
+			guest_live "$out/c-$which-$i.out" "$out/c-console.log" --arch "$arch" \
+				--kernel "$k" --smp "$smp" --mem 512 --icount --timeout 7200 \
+				--append "$(append_env "$C_ENV")" "$d" || rc=$?
+			[ "$rc" = 0 ] || fail "(c) guest failed (exit $rc), see $out/c-console.log"
+			awk -v w="$which" -v b="$i" '$1 == "ovh" && $3 != "warmup" {
+				print "ovh", w, $2, $3, "b" b "r" $4, $5 }' \
+				"$out/c-$which-$i.out" >>"$raw"
+			grep -E '^(kernel|modes|unavailable) ' "$out/c-$which-$i.out" |
+				sed "s/^/    (c) $which: /"
+		done
+		i=$((i + 1))
+	done
+	meta="$meta\"c_patched\": \"$kp\",
+\"c_unpatched\": \"$ku\",
+\"c_identical_images\": $(cmp -s "$kp" "$ku" && echo true || echo false),
+\"c_params\": \"$(append_env "$C_ENV") boots=$ovh_boots\",
+"
+	;;
+esac
+
+# --- results ----------------------------------------------------------------------------
+took=$(($(date +%s) - started))
+meta="\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\",
+\"arch\": \"$arch\", \"variant\": \"$variant\", \"quick\": $quick, \"smp\": $smp,
+\"seconds\": $took,
+$meta"
+{
+	echo "# make bench results"
+	echo
+	echo "$(date -u +%Y-%m-%d) on $(uname -n), $arch guests with $smp vCPUs under QEMU TCG;"
+	echo "kernel for (a) and (b): $variant; quick=$quick; ${took} s in all."
+	echo "Emulated 2-vCPU guests prove the harness; they cannot show a 96-vCPU"
+	echo "regression. Run tests/bench/slock-bench on the real machine for that."
+	echo "Runs inside one boot are not independent samples: p values from a single"
+	echo "boot per kernel in (c) overstate significance (an A/A run with one image"
+	echo "gave p < 0.05 at ratios 0.998 and 1.005); judge (c) by the per-round"
+	echo "ratios over several alternating boots (BENCH_OVH_BOOTS, default 3)."
+	echo
+	awk -v json="$out/results.json" -v dat="$out/" -v meta="$meta" \
+		-f tests/bench/stats.awk "$raw"
+} >"$out/results.md"
+
+if command -v gnuplot >/dev/null 2>&1 && [ -s "$out/micro.dat" ] || [ -s "$out/pg.dat" ]; then
+	plots=
+	n=0
+	if [ -s "$out/micro.dat" ]; then
+		nb=$(grep -c '^"' "$out/micro.dat")
+		plots="$plots set title 'slock-bench acquisitions/s (median, quartiles)';
+		set ylabel 'acquisitions/s'; set logscale y;
+		plot for [i=0:$((nb - 1))] '$out/micro.dat' index i using 1:3:4:5:xtic(2) with yerrorlines title columnheader(1);
+		unset logscale y;"
+		n=$((n + 1))
+	fi
+	if [ -s "$out/pg.dat" ]; then
+		nb=$(grep -c '^"' "$out/pg.dat")
+		plots="$plots set title 'pgbench simple-update tps (median, quartiles)';
+		set ylabel 'tps';
+		plot for [i=0:$((nb - 1))] '$out/pg.dat' index i using 1:3:4:5:xtic(2) with yerrorlines title columnheader(1);"
+		n=$((n + 1))
+	fi
+	gnuplot <<EOF || step "gnuplot failed"
+set terminal png size $((640 * n)),480
+set output '$out/results.png'
+set multiplot layout 1,$n
+set key top left font ',8'
+set xlabel 'preemption mode'
+set offsets 0.3, 0.3, 0, 0
+$plots
+unset multiplot
+EOF
+fi
+step "done in ${took} s"
+cat "$out/results.md"
+ls -l "$out/results.md" "$out/results.json" "$out/results.png" 2>/dev/null || true

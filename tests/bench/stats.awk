@@ -1,0 +1,318 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# stats.awk: summarise the raw lines of tests/bench/bench.sh.
+#   awk -v json=FILE -v dat=PREFIX [-v meta='"k": v, ...,\n'] -f stats.awk RAW
+# writes markdown on stdout, JSON to FILE, gnuplot data to PREFIX{micro,pg}.dat.
+# Raw lines (whitespace separated):
+#   micro MAPPING PROCS MODE REP ACQ_PER_SEC CONTENDED_PCT WAIT_NS MINFLT HUGE_KB
+#   pg HUGEPAGES CLIENTS MODE REP TPS FAILED
+#   ovh KERNEL TEST MODE REP NS_PER_OP        (KERNEL: unpatched | patched)
+# Per cell: n, median, quartiles. Modes are compared with lazy (the default)
+# and the patched kernel with the unpatched one by the ratio of medians and
+# a two-sided Mann-Whitney U test: exact null distribution when there are no
+# ties and both samples have at most 25 values, else the normal
+# approximation with tie and continuity corrections.
+
+function isort(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+}
+
+# quantile of sorted a[1..n], linear interpolation (type 7)
+function quant(a, n, p,    h, lo) {
+	if (n == 0)
+		return 0
+	h = (n - 1) * p + 1
+	lo = int(h)
+	if (lo >= n)
+		return a[n]
+	return a[lo] + (h - lo) * (a[lo + 1] - a[lo])
+}
+
+# split the space-separated samples of s into sorted arr, return n
+function samples(s, arr,    n) {
+	n = split(s, arr, " ")
+	isort(arr, n)
+	return n
+}
+
+function erfc(x,    t, z, r) {
+	z = x < 0 ? -x : x
+	t = 1 / (1 + 0.5 * z)
+	r = t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + \
+	    t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + \
+	    t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
+	return x >= 0 ? r : 2 - r
+}
+
+# number of arrangements of m x's and n y's with U (x before y pairs) == u
+function ucount(m, n, u,    k, v) {
+	if (u < 0)
+		return 0
+	if (m == 0 || n == 0)
+		return u == 0 ? 1 : 0
+	k = m SUBSEP n SUBSEP u
+	if (k in memo)
+		return memo[k]
+	# the largest value is an x (it beats all n y's) or a y
+	v = ucount(m - 1, n, u - n) + ucount(m, n - 1, u)
+	memo[k] = v
+	return v
+}
+
+function choose(n, k,    r, i) {
+	r = 1
+	for (i = 1; i <= k; i++)
+		r = r * (n - k + i) / i
+	return r
+}
+
+# two-sided p value of the Mann-Whitney U test between strings sa and sb;
+# sets mw_u and mw_method
+function mwu(sa, sb,    a, b, na, nb, all, tag, n, i, j, k, r, rank, ties, t, \
+		ra, u1, umin, mu, sd, z, cum, tot, p) {
+	na = split(sa, a, " ")
+	nb = split(sb, b, " ")
+	if (na < 2 || nb < 2) {
+		mw_u = "-"
+		mw_method = "n/a"
+		return -1
+	}
+	n = 0
+	for (i = 1; i <= na; i++) { all[++n] = a[i] + 0; tag[n] = 1 }
+	for (i = 1; i <= nb; i++) { all[++n] = b[i] + 0; tag[n] = 2 }
+	# sort values with their tags
+	for (i = 2; i <= n; i++) {
+		t = all[i]; k = tag[i]
+		for (j = i - 1; j >= 1 && all[j] > t; j--) {
+			all[j + 1] = all[j]; tag[j + 1] = tag[j]
+		}
+		all[j + 1] = t; tag[j + 1] = k
+	}
+	ties = 0
+	i = 1
+	while (i <= n) {
+		j = i
+		while (j < n && all[j + 1] == all[i])
+			j++
+		r = (i + j) / 2
+		for (k = i; k <= j; k++)
+			rank[k] = r
+		t = j - i + 1
+		if (t > 1)
+			ties += t * t * t - t
+		i = j + 1
+	}
+	ra = 0
+	for (i = 1; i <= n; i++)
+		if (tag[i] == 1)
+			ra += rank[i]
+	u1 = ra - na * (na + 1) / 2
+	umin = u1 < na * nb - u1 ? u1 : na * nb - u1
+	mw_u = u1
+	if (ties == 0 && na <= 25 && nb <= 25) {
+		mw_method = "exact"
+		cum = 0
+		for (k = 0; k <= umin; k++)
+			cum += ucount(na, nb, k)
+		tot = choose(na + nb, na)
+		p = 2 * cum / tot
+		return p > 1 ? 1 : p
+	}
+	mw_method = "normal"
+	mu = na * nb / 2
+	sd = sqrt(na * nb / 12 * ((n + 1) - ties / (n * (n - 1))))
+	if (sd == 0)
+		return 1
+	z = (umin - mu + 0.5) / sd
+	if (z > 0)
+		z = 0
+	p = erfc(-z / sqrt(2))
+	return p > 1 ? 1 : p
+}
+
+function fmt(x) {
+	if (x >= 100)
+		return sprintf("%.0f", x)
+	if (x >= 10)
+		return sprintf("%.1f", x)
+	return sprintf("%.3g", x)
+}
+
+function jstr(s) {
+	gsub(/\\/, "\\\\", s)
+	gsub(/"/, "\\\"", s)
+	return "\"" s "\""
+}
+
+# add a sample: group g (table), row key r, column c
+function add(g, r, c, v) {
+	if (!((g, r) in rowseen)) {
+		rowseen[g, r] = 1
+		rows[g] = rows[g] (rows[g] == "" ? "" : "|") r
+	}
+	if (!((g, c) in colseen)) {
+		colseen[g, c] = 1
+		cols[g] = cols[g] (cols[g] == "" ? "" : "|") c
+	}
+	data[g, r, c] = data[g, r, c] (data[g, r, c] == "" ? "" : " ") v
+}
+
+$1 == "micro" && $6 != "" { add("micro", $2 " procs=" $3, $4, $6); rep_of["micro", $2 " procs=" $3, $4] = 1 }
+$1 == "pg" && $6 != "" { add("pg", "hugepages=" $2 " clients=" $3, $4, $6) }
+$1 == "ovh" && $6 != "" {
+	add("ovh", $3 " mode=" $4, $2, $6)
+	pair[$3 " mode=" $4, $2, $5] = $6
+	if (!($5 in repseen)) {
+		repseen[$5] = 1
+		replist = replist " " $5
+	}
+}
+
+# one table: rows x columns, median [q1, q3] (n), then comparisons against ref
+function table(g, title, unit, ref, better,    nr, nc, R, C, i, j, s, arr, n, med, \
+		q1, q3, line, refmed, p, ratio, first) {
+	if (rows[g] == "")
+		return
+	nr = split(rows[g], R, "|")
+	nc = split(cols[g], C, "|")
+	print "### " title
+	print ""
+	line = "| |"
+	for (j = 1; j <= nc; j++)
+		line = line " " C[j] " |"
+	print line
+	line = "|---|"
+	for (j = 1; j <= nc; j++)
+		line = line "---:|"
+	print line
+	for (i = 1; i <= nr; i++) {
+		line = "| " R[i] " |"
+		for (j = 1; j <= nc; j++) {
+			s = data[g, R[i], C[j]]
+			n = samples(s, arr)
+			if (n == 0) {
+				line = line " - |"
+				continue
+			}
+			med = quant(arr, n, 0.5); q1 = quant(arr, n, 0.25); q3 = quant(arr, n, 0.75)
+			line = line " " fmt(med) " [" fmt(q1) "-" fmt(q3) "] (" n ") |"
+			summary[g, R[i], C[j]] = med
+			jrows = jrows (jrows == "" ? "" : ",\n") "  {\"group\":" jstr(g) ",\"row\":" \
+				jstr(R[i]) ",\"col\":" jstr(C[j]) ",\"n\":" n ",\"median\":" med \
+				",\"q1\":" q1 ",\"q3\":" q3 ",\"samples\":[" s2c(s) "]}"
+		}
+		print line
+	}
+	print ""
+	print "Median [quartiles] (runs), " unit "."
+	print ""
+	if (ref == "")
+		return
+	first = 1
+	for (i = 1; i <= nr; i++) {
+		if (data[g, R[i], ref] == "")
+			continue
+		n = samples(data[g, R[i], ref], arr)
+		refmed = quant(arr, n, 0.5)
+		for (j = 1; j <= nc; j++) {
+			if (C[j] == ref || data[g, R[i], C[j]] == "")
+				continue
+			if (first) {
+				print "| " R[1] " ... | vs " ref " | ratio of medians | U | p (two-sided) | test |"
+				print "|---|---|---:|---:|---:|---|"
+				first = 0
+			}
+			n = samples(data[g, R[i], C[j]], arr)
+			ratio = refmed ? quant(arr, n, 0.5) / refmed : 0
+			p = mwu(data[g, R[i], C[j]], data[g, R[i], ref])
+			print "| " R[i] " | " C[j] " | " sprintf("%.3f", ratio) " | " mw_u " | " \
+				(p < 0 ? "-" : sprintf("%.3g", p)) (p >= 0 && p < 0.05 ? " *" : "") " | " mw_method " |"
+			jcmp = jcmp (jcmp == "" ? "" : ",\n") "  {\"group\":" jstr(g) ",\"row\":" \
+				jstr(R[i]) ",\"col\":" jstr(C[j]) ",\"ref\":" jstr(ref) ",\"ratio\":" \
+				sprintf("%.4f", ratio) ",\"u\":" (mw_u == "-" ? "null" : mw_u) ",\"p\":" \
+				(p < 0 ? "null" : sprintf("%.4g", p)) ",\"method\":" jstr(mw_method) "}"
+		}
+	}
+	if (!first) {
+		print ""
+		print "`*`: p < 0.05. " better
+		print ""
+	}
+}
+
+function s2c(s) {
+	gsub(/ /, ",", s)
+	return s
+}
+
+# per-round ratios patched/unpatched for part (c)
+function pairs(    nr, R, i, k, rep, lst, n, arr, r, REP, nrep) {
+	if (rows["ovh"] == "")
+		return
+	nr = split(rows["ovh"], R, "|")
+	print "| test | per-round patched/unpatched ratios: median | min | max | rounds |"
+	print "|---|---:|---:|---:|---:|"
+	for (i = 1; i <= nr; i++) {
+		lst = ""
+		nrep = split(replist, REP, " ")
+		for (k = 1; k <= nrep; k++) {
+			rep = REP[k]
+			if ((R[i], "unpatched", rep) in pair && (R[i], "patched", rep) in pair && \
+			    pair[R[i], "unpatched", rep] > 0)
+				lst = lst " " pair[R[i], "patched", rep] / pair[R[i], "unpatched", rep]
+		}
+		n = samples(lst, arr)
+		if (n == 0)
+			continue
+		r = sprintf("%.4f", quant(arr, n, 0.5))
+		print "| " R[i] " | " r " | " sprintf("%.4f", arr[1]) " | " sprintf("%.4f", arr[n]) " | " n " |"
+		jpair = jpair (jpair == "" ? "" : ",\n") "  {\"row\":" jstr(R[i]) ",\"median\":" r \
+			",\"min\":" sprintf("%.4f", arr[1]) ",\"max\":" sprintf("%.4f", arr[n]) ",\"n\":" n "}"
+	}
+	print ""
+}
+
+# gnuplot data: one block per row (two blank lines between), x = column index
+function gpdata(g, file,    nr, nc, R, C, i, j, arr, n) {
+	if (rows[g] == "" || file == "")
+		return
+	nr = split(rows[g], R, "|")
+	nc = split(cols[g], C, "|")
+	printf "" > file
+	for (i = 1; i <= nr; i++) {
+		printf "\"%s\"\n", R[i] >> file
+		for (j = 1; j <= nc; j++) {
+			n = samples(data[g, R[i], C[j]], arr)
+			if (n)
+				printf "%d %s %g %g %g\n", j - 1, C[j], quant(arr, n, 0.5), \
+					quant(arr, n, 0.25), quant(arr, n, 0.75) >> file
+		}
+		printf "\n\n" >> file
+	}
+	close(file)
+}
+
+END {
+	table("micro", "(a) s_lock microbenchmark: acquisitions/s by preemption mode", \
+		"acquisitions per second, higher is better", "lazy", \
+		"A ratio above 1: faster than lazy.")
+	table("pg", "(b) pgbench simple-update: tps by preemption mode", \
+		"transactions per second, higher is better", "lazy", \
+		"A ratio above 1: faster than lazy.")
+	table("ovh", "(c) patched vs unpatched kernel, QEMU -icount (guest time counts instructions)", \
+		"ns per operation, lower is better", "unpatched", \
+		"A ratio above 1: the patched kernel is slower.")
+	pairs()
+	gpdata("micro", dat "micro.dat")
+	gpdata("pg", dat "pg.dat")
+	if (json != "") {
+		printf "{\n%s \"cells\": [\n%s\n ],\n \"comparisons\": [\n%s\n ],\n \"ovh_pairs\": [\n%s\n ]\n}\n", \
+			meta, jrows, jcmp, jpair > json
+		close(json)
+	}
+}

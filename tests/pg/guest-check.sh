@@ -1,0 +1,218 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of tests/suites/80-postgres.sh (/t/run, busybox sh, TAP 13).
+# PostgreSQL 15 on the kernel under test:
+#   - the preemption mode interfaces (sysfs /sys/kernel/preempt/mode, debugfs)
+#   - huge_pages=off with a large shared_buffers: the kernel's huge-page
+#     warning names postgres and its pid, the counter moves
+#   - preempt-policy decide (when /t/preempt-policy was packed)
+#   - pgbench simple-update and tpcb-like while the mode is switched at
+#     runtime: no failed transaction, balances consistent
+#   - clean shutdown, restart, balances unchanged
+#   - huge_pages=on with vm.nr_hugepages reserved: no new warning
+# Environment (kernel command line NAME=value): PG_SB (shared_buffers, MB,
+# default 256), PG_T (seconds of simple-update, default 10).
+cd "$(dirname "$0")" || exit 1
+. ./guest-lib.sh
+
+SB=${PG_SB:-256}
+T=${PG_T:-10}
+# hugetlb pages for shared_buffers plus PostgreSQL's other shared memory
+HP=$((SB / 2 + 40))
+
+echo "TAP version 13"
+t_diag "kernel $(uname -r) $(uname -m), $(grep -c ^processor /proc/cpuinfo) CPUs, $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) MiB, $(wc -l </etc/pg-rootfs.packages) packages, postgres $(postgres -V | sed 's/.* //')"
+t_diag "debugfs sched/preempt: $(cat "$DEBUGFS_MODE" 2>&1)" \
+	"sysfs kernel/preempt/mode: $(cat "$SYSFS_MODE" 2>&1)"
+
+# --- the mode interfaces ---------------------------------------------------------
+r=0
+grep -Eq '^(\(?[a-z]+\)? ?)+$' "$SYSFS_MODE" 2>/dev/null &&
+	for m in none voluntary full lazy; do
+		grep -Eqw "\\(?$m\\)?" "$SYSFS_MODE" || r=1
+	done || r=1
+t_ok $r "sysfs /sys/kernel/preempt/mode lists none voluntary full lazy" \
+	"$(cat "$SYSFS_MODE" 2>&1)"
+r=0
+for m in none voluntary; do
+	grep -Eqw "\\(?$m\\)?" "$DEBUGFS_MODE" 2>/dev/null || r=1
+done
+t_ok $r "debugfs sched/preempt offers none and voluntary" \
+	"$(cat "$DEBUGFS_MODE" 2>&1)"
+
+# --- cluster ----------------------------------------------------------------------
+progress "initdb"
+r=0
+pg_init || r=1
+t_ok $r "initdb --locale=C -E UTF8" "$(cat /tmp/initdb.log)"
+if [ $r != 0 ]; then
+	echo "1..$tap_n"
+	exit 1
+fi
+
+# --- huge_pages=off: the warning ------------------------------------------------------
+r=0
+[ -f "$WARN_BYTES" ] && [ -f "$WARN_COUNT" ] &&
+	echo $((64 * 1024 * 1024)) >"$WARN_BYTES" 2>/dev/null &&
+	[ "$(cat "$WARN_BYTES")" = $((64 * 1024 * 1024)) ] || r=1
+t_ok $r "vm.shmem_hugepage_warn_bytes set to 64 MiB" \
+	"$(cd /proc/sys/vm && echo *)"
+c0=$(warn_count)
+w0=$(warn_lines | wc -l)
+
+pg_set shared_buffers "${SB}MB"
+pg_set huge_pages off
+progress "start (shared_buffers=${SB}MB, huge_pages=off)"
+r=0
+pg_start || r=1
+t_ok $r "server starts, shared_buffers=${SB}MB huge_pages=off" \
+	"$(cat /tmp/pg_ctl.out "$PGLOG")"
+if [ $r != 0 ]; then
+	echo "1..$tap_n"
+	exit 1
+fi
+pmpid=$(pg_postmaster_pid)
+q "SELECT count(*) FROM pg_class" >/dev/null
+
+new=$(warn_lines | tail -n +$((w0 + 1)))
+first=$(printf '%s\n' "$new" | grep -m 1 'populated with')
+r=0
+printf '%s\n' "$first" |
+	grep -Eq "^shmem: postgres \\($pmpid\\): [0-9]+ MiB shared anonymous mapping populated with 4 KiB pages" ||
+	r=1
+t_ok $r "kernel warns: postgres ($pmpid) shared anonymous mapping in 4 KiB pages" \
+	"postmaster pid $pmpid; new kernel lines:
+$new"
+[ -z "$new" ] || t_diag "$(printf '%s\n' "$new" | head -n 2)"
+c1=$(warn_count)
+r=0
+[ "$c0" != NA ] && [ "$c1" != NA ] && [ "$c1" -gt "$c0" ] || r=1
+t_ok $r "vm.shmem_hugepage_warn_count moved ($c0 -> $c1)"
+
+# --- the policy ------------------------------------------------------------------
+if [ -x ./preempt-policy ]; then
+	mkdir -p /etc
+	echo "pgdata = $PGDATA" >/etc/preempt-policy.conf
+	out=$(./preempt-policy decide 2>&1)
+	rc=$?
+	r=0
+	[ $rc = 0 ] && [ -n "$out" ] || r=1
+	t_ok $r "preempt-policy decide (exit $rc)" "$out"
+	t_diag "$out"
+	out=$(./preempt-policy --json decide 2>&1)
+	rc=$?
+	r=0
+	[ $rc = 0 ] && printf '%s' "$out" | grep -q '"mode"' || r=1
+	t_ok $r "preempt-policy --json decide names a mode" "$out"
+else
+	t_skip "preempt-policy decide" "no static $(uname -m) build packed"
+	t_skip "preempt-policy --json decide names a mode" "no static build"
+fi
+
+# --- pgbench under runtime mode switches ---------------------------------------------
+progress "pgbench -i -s 5"
+out=$(as_pg "pgbench -i -q -s 5 postgres" 2>&1)
+r=$?
+t_ok $r "pgbench -i -s 5" "$out"
+
+mf=$(mode_file)
+mode0=$(mode_now "$mf")
+progress "pgbench simple-update -c 4 -j 2 -T $T, switching modes through $mf"
+switcher_start "$mf" /tmp/switch.log 1
+out=$(as_pg "pgbench -n -b simple-update -c 4 -j 2 -T $T postgres" 2>&1)
+rc=$?
+switcher_stop
+h1=$(pg_sums | cut -d' ' -f4)
+progress "pgbench tpcb-like -c 4 -j 2 -T 5, switching modes"
+switcher_start "$mf" /tmp/switch2.log 1
+out2=$(as_pg "pgbench -n -b tpcb-like -c 4 -j 2 -T 5 postgres" 2>&1)
+rc2=$?
+switcher_stop
+cat /tmp/switch2.log >>/tmp/switch.log
+mode_set "$mode0" "$mf" || true
+
+f1=$(pg_failed "$out")
+f2=$(pg_failed "$out2")
+r=0
+[ $rc = 0 ] && [ "$f1" = 0 ] && [ -n "$(pg_tps "$out")" ] || r=1
+t_ok $r "simple-update -c 4 -j 2 -T $T: no failed transactions ($(pg_tps "$out") tps)" "$out"
+r=0
+[ $rc2 = 0 ] && [ "$f2" = 0 ] && [ -n "$(pg_tps "$out2")" ] || r=1
+t_ok $r "tpcb-like -c 4 -j 2 -T 5: no failed transactions ($(pg_tps "$out2") tps)" "$out2"
+
+nsw=$(grep -c ' ok$' /tmp/switch.log)
+nfail=$(grep -c ' fail$' /tmp/switch.log)
+seen=$(sed -n 's/ ok$//p' /tmp/switch.log | sort -u | tr '\n' ' ')
+r=0
+[ "$nfail" = 0 ] && [ "$nsw" -ge 4 ] || r=1
+for m in none voluntary full lazy; do
+	case " $seen" in *" $m "*) ;; *) r=1 ;; esac
+done
+t_ok $r "modes switched at runtime during pgbench through $mf: $nsw accepted, $nfail refused" \
+	"$(sort /tmp/switch.log | uniq -c)"
+
+# --- consistency -------------------------------------------------------------------
+sums=$(pg_sums)
+# shellcheck disable=SC2086
+set -- $sums
+r=0
+[ $# = 4 ] && [ "$1" = "$4" ] && [ "$2" = "$3" ] &&
+	[ "$2" = $(($4 - h1)) ] || r=1
+t_ok $r "balances consistent: accounts = history = $4, tellers = branches = $2 (tpcb-like share)" \
+	"accounts tellers branches history: $sums; history after simple-update: $h1"
+n=$(q "SELECT count(*) FROM pgbench_accounts")
+r=0
+[ "$n" = 500000 ] || r=1
+t_ok $r "pgbench_accounts has 500000 rows" "$n"
+
+# --- clean shutdown, restart ---------------------------------------------------------
+progress "stop -m fast, restart"
+r=0
+pg_stop fast || r=1
+state=$(pg_controldata "$PGDATA" 2>&1 | sed -n 's/^Database cluster state: *//p')
+[ "$state" = "shut down" ] || r=1
+t_ok $r "pg_ctl stop -m fast, cluster state '$state'" "$(cat /tmp/pg_ctl.out; tail -n 5 "$PGLOG")"
+r=0
+pg_start || r=1
+t_ok $r "server restarts" "$(cat /tmp/pg_ctl.out; tail -n 10 "$PGLOG")"
+sums2=$(pg_sums)
+r=0
+[ "$sums2" = "$sums" ] || r=1
+t_ok $r "balances unchanged after restart" "before: $sums, after: $sums2"
+pg_stop fast
+
+# --- huge_pages=on: no warning ---------------------------------------------------------
+got=$(hugepages_reserve $HP)
+pg_set huge_pages on
+c2=$(warn_count)
+w2=$(warn_lines | wc -l)
+progress "start with huge_pages=on, vm.nr_hugepages=$got"
+r=0
+pg_start || r=1
+t_ok $r "server starts with huge_pages=on (vm.nr_hugepages=$got)" \
+	"$(cat /tmp/pg_ctl.out; tail -n 10 "$PGLOG")"
+if [ $r = 0 ]; then
+	pmpid=$(pg_postmaster_pid)
+	q "SELECT sum(abalance) FROM pgbench_accounts" >/dev/null
+	hkb=$(smaps_kb "$pmpid" Shared_Hugetlb)
+	# faulted in (Total - Free) plus reserved for later faults (Rsvd)
+	held=$(awk '/HugePages_(Total|Rsvd)/ {s += $2} /HugePages_Free/ {s -= $2}
+		END {print s + 0}' /proc/meminfo)
+	r=0
+	[ "$held" -ge $((SB / 2)) ] && [ "$hkb" -gt 0 ] || r=1
+	t_ok $r "shared memory in hugetlb pages ($held of $got in use or reserved, postmaster Shared_Hugetlb ${hkb} kB)" \
+		"$(grep -i huge /proc/meminfo)"
+	c3=$(warn_count)
+	new=$(warn_lines | tail -n +$((w2 + 1)))
+	r=0
+	[ "$c2" != NA ] && [ "$c3" = "$c2" ] && [ -z "$new" ] || r=1
+	t_ok $r "no huge-page warning with huge_pages=on (count $c2 -> $c3)" "$new"
+	r=0
+	pg_stop fast || r=1
+	t_ok $r "pg_ctl stop -m fast" "$(cat /tmp/pg_ctl.out)"
+fi
+hugepages_reserve 0 >/dev/null
+
+echo "1..$tap_n"
+[ "$tap_fails" = 0 ]

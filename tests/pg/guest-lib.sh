@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# Helpers for the PostgreSQL guest scripts (busybox sh inside a rig guest
+# booted with the root fs of tests/pg/mkrootfs.sh). Sourced from /t.
+# PostgreSQL runs as the postgres user through busybox su; the socket is in
+# /tmp, TCP is off.
+
+PGVER=15
+PGBIN=/usr/lib/postgresql/$PGVER/bin
+PGDATA=/var/lib/postgresql/$PGVER/main
+PGLOG=/tmp/postgresql.log
+PATH=$PGBIN:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+PGHOST=/tmp
+PAGER='cat'
+export PATH PGHOST PGDATA PAGER
+
+SYSFS_MODE=/sys/kernel/preempt/mode
+DEBUGFS_MODE=/sys/kernel/debug/sched/preempt
+# shellcheck disable=SC2034 # used by the scripts that source this
+WARN_BYTES=/proc/sys/vm/shmem_hugepage_warn_bytes
+WARN_COUNT=/proc/sys/vm/shmem_hugepage_warn_count
+
+# --- TAP -------------------------------------------------------------------------
+tap_n=0
+tap_fails=0
+
+# t_ok RESULT DESC [DIAG]: RESULT 0 is a pass; DIAG (multi-line) on failure
+t_ok() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		tap_fails=$((tap_fails + 1))
+		echo "not ok $tap_n - $2"
+		[ -z "${3:-}" ] || printf '%s\n' "$3" | tail -n 30 | sed 's/^/#   /'
+	fi
+}
+
+t_skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+t_diag() {
+	printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+# progress MSG: a line for the host while a slow step runs
+progress() {
+	echo "# [$(cut -d' ' -f1 /proc/uptime)s] $*"
+}
+
+# --- PostgreSQL --------------------------------------------------------------------
+as_pg() {
+	su postgres -s /bin/sh -c "PATH=$PATH PGHOST=$PGHOST PGDATA=$PGDATA PAGER=cat $*"
+}
+
+# pg_init: initdb (C locale, UTF8) and the settings every guest run uses
+pg_init() {
+	mkdir -p "$PGDATA" /var/run/postgresql
+	chown -R postgres:postgres /var/lib/postgresql /var/run/postgresql
+	chmod 0700 "$PGDATA"
+	as_pg "initdb --locale=C -E UTF8 -A trust -D $PGDATA" >/tmp/initdb.log 2>&1 ||
+		return 1
+	cat >>"$PGDATA/postgresql.conf" <<'EOF'
+listen_addresses = ''
+unix_socket_directories = '/tmp'
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_connections = 40
+max_wal_size = 1GB
+checkpoint_timeout = 30min
+dynamic_shared_memory_type = posix
+logging_collector = off
+EOF
+}
+
+# pg_set NAME VALUE: set a parameter for the next start
+pg_set() {
+	echo "$1 = $2" >>"$PGDATA/postgresql.conf"
+}
+
+pg_start() {
+	as_pg "pg_ctl -D $PGDATA -l $PGLOG -w -t 180 start" >/tmp/pg_ctl.out 2>&1
+}
+
+# pg_stop [MODE]: pg_ctl stop -m MODE (fast)
+pg_stop() {
+	as_pg "pg_ctl -D $PGDATA -w -t 180 -m ${1:-fast} stop" >/tmp/pg_ctl.out 2>&1
+}
+
+pg_postmaster_pid() {
+	head -n 1 "$PGDATA/postmaster.pid" 2>/dev/null
+}
+
+# q SQL: one query, unaligned, tuples only
+q() {
+	as_pg "psql -X -q -At -v ON_ERROR_STOP=1 -d postgres -c \"$1\""
+}
+
+# pg_sums: "accounts tellers branches history" balance sums
+pg_sums() {
+	q "SELECT (SELECT coalesce(sum(abalance),0) FROM pgbench_accounts) || ' ' ||
+		(SELECT coalesce(sum(tbalance),0) FROM pgbench_tellers) || ' ' ||
+		(SELECT coalesce(sum(bbalance),0) FROM pgbench_branches) || ' ' ||
+		(SELECT coalesce(sum(delta),0) FROM pgbench_history)"
+}
+
+# pg_tps PGBENCH-OUTPUT: the tps figure (without initial connection time)
+pg_tps() {
+	printf '%s\n' "$1" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -n 1
+}
+
+# pg_failed PGBENCH-OUTPUT: number of failed transactions (PostgreSQL >= 15)
+pg_failed() {
+	printf '%s\n' "$1" | sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p'
+}
+
+# --- preemption modes ----------------------------------------------------------------
+# mode_file: the interface that switches modes (sysfs, else debugfs)
+mode_file() {
+	if [ -e "$SYSFS_MODE" ]; then
+		echo "$SYSFS_MODE"
+	else
+		echo "$DEBUGFS_MODE"
+	fi
+}
+
+# mode_now [FILE]: the mode in parentheses
+mode_now() {
+	sed -n 's/.*(\([a-z]*\)).*/\1/p' "${1:-$(mode_file)}" 2>/dev/null
+}
+
+# mode_set MODE [FILE]: write and read back
+mode_set() {
+	f=${2:-$(mode_file)}
+	echo "$1" >"$f" 2>/dev/null && [ "$(mode_now "$f")" = "$1" ]
+}
+
+# switcher_start FILE LOG INTERVAL: cycle none voluntary full lazy through
+# FILE in the background, one "mode ok|fail" line per write into LOG, until
+# switcher_stop.
+switcher_start() {
+	rm -f /tmp/switcher.stop
+	: >"$2"
+	(
+		while [ ! -e /tmp/switcher.stop ]; do
+			for m in none voluntary full lazy; do
+				[ -e /tmp/switcher.stop ] && break
+				if mode_set "$m" "$1"; then
+					echo "$m ok" >>"$2"
+				else
+					echo "$m fail" >>"$2"
+				fi
+				sleep "$3"
+			done
+		done
+	) &
+	switcher_pid=$!
+}
+
+switcher_stop() {
+	touch /tmp/switcher.stop
+	wait "$switcher_pid" 2>/dev/null
+}
+
+# --- huge pages and the warning ------------------------------------------------------
+warn_count() {
+	c=$(cat "$WARN_COUNT" 2>/dev/null)
+	case "$c" in
+	'' | *[!0-9]*) echo NA ;;
+	*) echo "$c" ;;
+	esac
+}
+
+# warn_lines: the kernel's shared-memory-without-huge-pages lines
+warn_lines() {
+	dmesg | sed -n 's/^\[[^]]*\] //; /^shmem: .* populated with /p; /^shmem: .* preemption model /p'
+}
+
+# hugepages_reserve N: vm.nr_hugepages=N, prints what the kernel gave
+hugepages_reserve() {
+	echo "$1" >/proc/sys/vm/nr_hugepages 2>/dev/null
+	cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0
+}
+
+# smaps_kb PID FIELD: sum of FIELD (kB) over PID's mappings
+smaps_kb() {
+	awk -v f="$2:" '$1 == f { s += $2 } END { print s + 0 }' "/proc/$1/smaps" 2>/dev/null
+}

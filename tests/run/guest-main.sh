@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of "make run" (/t/run, busybox sh): PostgreSQL 15 with a large
+# shared_buffers, first without huge pages (the kernel's warning, the
+# policy's decision, applied), then with hugetlb pages reserved and
+# huge_pages=on. Progress goes to the console (stderr) with an @@run@@
+# marker, which the host follows live; results go to stdout as
+# "KEY VALUE..." lines, which the host turns into the report.
+#
+# Environment (kernel command line NAME=value): RUN_SB shared_buffers MB
+# (512), RUN_SCALE pgbench scale (10), RUN_C clients (8), RUN_J threads (2),
+# RUN_T seconds per pgbench run (20), RUN_BASELINE=1 also measures the
+# kernel's default mode before the policy is applied (1).
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../pg/guest-lib.sh
+. ./guest-lib.sh
+
+SB=${RUN_SB:-512}
+S=${RUN_SCALE:-10}
+C=${RUN_C:-8}
+J=${RUN_J:-2}
+T=${RUN_T:-20}
+BASELINE=${RUN_BASELINE:-1}
+HP=$((SB / 2 + 40))
+
+say() {
+	echo "@@run@@ [$(cut -d' ' -f1 /proc/uptime)s] $*" >&2
+}
+
+# bench NAME: pgbench simple-update, result line "bench NAME MODE TPS LAT FAILED"
+bench() {
+	mode=$(mode_now)
+	say "pgbench simple-update -c $C -j $J -T $T (mode ${mode:-?}, $1)"
+	out=$(as_pg "pgbench -n -b simple-update -c $C -j $J -T $T postgres" 2>&1)
+	lat=$(printf '%s\n' "$out" | sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p')
+	echo "bench $1 ${mode:-?} $(pg_tps "$out") ${lat:-?} $(pg_failed "$out")"
+	say "  $(pg_tps "$out") tps"
+}
+
+# policy STAGE: decide (text and JSON), then apply
+policy() {
+	if [ ! -x ./preempt-policy ]; then
+		echo "policy $1 none"
+		return
+	fi
+	./preempt-policy decide 2>&1 | sed "s/^/decide-$1 /"
+	echo "decide-$1-json $(./preempt-policy --json decide 2>&1 | tr -d '\n')"
+	./preempt-policy apply >/tmp/apply.out 2>&1
+	echo "apply-$1 rc=$? $(tr '\n' ' ' </tmp/apply.out)"
+}
+
+echo "kernel $(uname -r) $(uname -m)"
+echo "cpus $(grep -c ^processor /proc/cpuinfo)"
+echo "mem_mib $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo)"
+echo "preempt_sysfs $(cat "$SYSFS_MODE" 2>&1)"
+echo "preempt_debugfs $(cat "$DEBUGFS_MODE" 2>&1)"
+echo "warn_bytes $(cat "$WARN_BYTES" 2>/dev/null || echo none)"
+echo "postgres $(postgres -V)"
+echo "params sb=$SB scale=$S clients=$C threads=$J seconds=$T"
+
+say "initdb"
+if ! pg_init; then
+	echo "error initdb failed: $(tail -n 5 /tmp/initdb.log | tr '\n' ' ')"
+	exit 1
+fi
+echo "pgdata = $PGDATA" >/etc/preempt-policy.conf
+
+# --- phase 1: huge_pages=off ---------------------------------------------------------
+pg_set shared_buffers "${SB}MB"
+pg_set huge_pages off
+w0=$(warn_lines | wc -l)
+say "starting PostgreSQL (shared_buffers=${SB}MB, huge_pages=off)"
+if ! pg_start; then
+	echo "error start failed: $(tail -n 5 "$PGLOG" | tr '\n' ' ')"
+	exit 1
+fi
+say "pgbench -i -s $S"
+as_pg "pgbench -i -q -s $S postgres" >/tmp/init.out 2>&1 ||
+	echo "error pgbench -i failed: $(tail -n 3 /tmp/init.out | tr '\n' ' ')"
+warn_lines | tail -n +$((w0 + 1)) | sed 's/^/warn1 /'
+echo "warn_count1 $(warn_count)"
+[ "$BASELINE" = 1 ] && bench "default-mode"
+policy nohuge
+bench "policy-mode"
+pg_stop fast
+
+# --- phase 2: hugetlb ------------------------------------------------------------------
+got=$(hugepages_reserve $HP)
+echo "hugepages $HP $got"
+pg_set huge_pages on
+w1=$(warn_lines | wc -l)
+c1=$(warn_count)
+say "starting PostgreSQL (huge_pages=on, vm.nr_hugepages=$got)"
+if pg_start; then
+	pid=$(pg_postmaster_pid)
+	policy huge
+	bench "hugepages"
+	echo "hugetlb_kb $(smaps_kb "$pid" Shared_Hugetlb)"
+	warn_lines | tail -n +$((w1 + 1)) | sed 's/^/warn2 /'
+	echo "warn_count2 $c1 $(warn_count)"
+	pg_stop fast
+else
+	echo "error start with huge_pages=on failed: $(tail -n 3 "$PGLOG" | tr '\n' ' ')"
+fi
+echo "final_mode $(mode_now)"
+say "done"
