@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2016,SC2034 # checks are single-quoted on purpose: eval runs them (and reads RC) after each call
 #
 # Command-line tests of preempt-policy against the fixture trees, TAP output.
 # Usage: fixture_test.sh PATH/TO/preempt-policy

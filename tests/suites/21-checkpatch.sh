@@ -6,16 +6,22 @@
 
 make -s "$BUILD/pristine.path" >/dev/null || { not_ok "fetch the pinned kernel tree"; exit 1; }
 tree=$(pristine_tree)
+in_tree() {
+	(cd "$tree" && "$@")
+}
+
 n=0
 list=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series)
 for p in $list; do
 	n=$((n + 1))
-	f=patches/$p
-	check "checkpatch --strict $p" \
-		perl "$tree/scripts/checkpatch.pl" --strict --no-tree --quiet \
-		--show-types --terse "$f"
+	f=$TOP/patches/$p
+	# From inside the tree, as kernel developers run it: checkpatch
+	# reads the tree's own git and configuration, not ours.
+	check "checkpatch --strict $p" in_tree \
+		perl scripts/checkpatch.pl --strict --quiet --show-types --terse "$f"
 	subject=$(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$f" | head -n 1)
-	if printf '%s' "$subject" | grep -Eq '^[a-z0-9_/.-]+( [a-z0-9_/.-]+)*: [A-Z]'; then
+	# "subsystem: Summary"; mm/ uses a lower-case summary by convention.
+	if printf '%s' "$subject" | grep -Eq '^[a-z0-9_/.-]+: [A-Za-z]'; then
 		ok "$p subject is 'subsystem: Summary' ($subject)"
 	else
 		not_ok "$p subject is 'subsystem: Summary' ($subject)"
