@@ -93,12 +93,21 @@ t_ok $r "vm.shmem_hugepage_warn_count moved ($c0 -> $c1)"
 # --- the policy ------------------------------------------------------------------
 if [ -x ./preempt-policy ]; then
 	mkdir -p /etc
-	echo "pgdata = $PGDATA" >/etc/preempt-policy.conf
+	# The shipped policy plus where this cluster lives: a config file
+	# replaces the built-in rules, so start from the shipped copy.
+	{ cat ./preempt-policy.conf; echo "pgdata = $PGDATA"; } >/etc/preempt-policy.conf
 	out=$(./preempt-policy decide 2>&1)
 	rc=$?
 	r=0
-	[ $rc = 0 ] && [ -n "$out" ] || r=1
-	t_ok $r "preempt-policy decide (exit $rc)" "$out"
+	# The kernel warned (counter > 0): the shipped rules pick none.
+	[ $rc = 0 ] && printf '%s\n' "$out" | grep -q '^mode=none ' || r=1
+	t_ok $r "preempt-policy decide picks none after the kernel's warning (exit $rc)" "$out"
+	t_diag "$out"
+	out=$(./preempt-policy apply 2>&1)
+	rc=$?
+	r=0
+	[ $rc = 0 ] && grep -q '(none)' /sys/kernel/preempt/mode || r=1
+	t_ok $r "preempt-policy apply switches to none (exit $rc, now: $(cat /sys/kernel/preempt/mode 2>&1))" "$out"
 	t_diag "$out"
 	out=$(./preempt-policy --json decide 2>&1)
 	rc=$?

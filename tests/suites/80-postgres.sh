@@ -39,7 +39,8 @@ chmod 0755 "$tdir/run"
 rc=0
 policy=$(tests/pg/build-policy.sh "$arch" "$work" 2>"$work/policy.err") || rc=$?
 case $rc in
-0) cp "$policy" "$tdir/preempt-policy" ;;
+0) cp "$policy" "$tdir/preempt-policy"
+	cp policy/preempt-policy.conf "$tdir/preempt-policy.conf" ;;
 3) diag "policy/Makefile has no static target: the guest skips preempt-policy" ;;
 *)
 	not_ok "static preempt-policy for $arch"
