@@ -27,10 +27,6 @@ T=${B_T:-15}
 REPS=${B_REPS:-5}
 RESTART=${B_RESTART:-1}
 
-say() {
-	echo "@@run@@ [$(cut -d' ' -f1 /proc/uptime)s] $*" >&2
-}
-
 mf=$(mode_file)
 echo "kernel $(uname -r) $(uname -m) cpus=$(grep -c ^processor /proc/cpuinfo)"
 echo "modes $(cat "$mf" 2>&1)"

@@ -20,10 +20,6 @@ REPS=${B_REPS:-5}
 SECS=${B_SECS:-2}
 SIZE=${B_SIZE:-64}
 
-say() {
-	echo "@@run@@ [$(cut -d' ' -f1 /proc/uptime)s] $*" >&2
-}
-
 mf=$(mode_file)
 echo "kernel $(uname -r) $(uname -m) cpus=$(grep -c ^processor /proc/cpuinfo)"
 echo "modes $(cat "$mf" 2>&1)"

@@ -120,6 +120,12 @@ pg_failed() {
 
 # --- preemption modes ----------------------------------------------------------------
 # mode_file: the interface that switches modes (sysfs, else debugfs)
+# Progress line for the host (tests/pg/host-lib.sh shows @@run@@ lines
+# from the console as they come).
+say() {
+	echo "@@run@@ [$(cut -d' ' -f1 /proc/uptime)s] $*" >&2
+}
+
 mode_file() {
 	if [ -e "$SYSFS_MODE" ]; then
 		echo "$SYSFS_MODE"

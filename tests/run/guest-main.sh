@@ -24,10 +24,6 @@ T=${RUN_T:-20}
 BASELINE=${RUN_BASELINE:-1}
 HP=$((SB / 2 + 40))
 
-say() {
-	echo "@@run@@ [$(cut -d' ' -f1 /proc/uptime)s] $*" >&2
-}
-
 # bench NAME: pgbench simple-update, result line "bench NAME MODE TPS LAT FAILED"
 bench() {
 	mode=$(mode_now)
