@@ -8,22 +8,39 @@
 #       then >= 5 runs per cell
 #   (b) pgbench simple-update at a scale whose data exceeds shared_buffers,
 #       by mode x huge pages (off, shmem THP, hugetlb)
+#   (a) and (b) also run "preempt-policy decide" in the guest (after the
+#       kernel's huge-page warning) and judge its choice: wherever the best
+#       and worst modes differ significantly, the chosen mode must get
+#       >= 98 % of the best mode's median
 #   (c) the patched vs the unpatched kernel in the same modes under QEMU
 #       -icount (guest time counts instructions): mmap + first touch,
-#       fork + exec, pipe ping-pong; boots alternate between the kernels
+#       fork + exec, pipe ping-pong, and pgbench simple-update for a fixed
+#       number of transactions (ns per transaction); boots alternate
+#       between the kernels
+#   (d) the boot-time policy's cost under -icount: the dracut hook's
+#       pp_apply (preempt-policy apply on a PostgreSQL root) vs the time
+#       from kernel start to the end of the rig's /init mounts, one sample
+#       per boot (see guest-bootcost.sh for why that is what a boot pays);
+#       goal: under 1 % in every boot
+#   (e) runtime mode switches (one every few seconds) under a running
+#       pgbench with per-second progress, multi-threaded TCG: tps in the
+#       seconds with a switch vs the steady seconds, and failed
+#       transactions (goal: none)
 # Results: $BUILD/bench/results.md, results.json, results.png (gnuplot),
 # raw.txt; medians, quartiles, ratios and Mann-Whitney U tests (stats.awk).
 #
 # Environment:
 #   BENCH_QUICK=1     small parameters (a few minutes) to prove the harness
-#   BENCH_PARTS       which parts (default "a b c")
+#   BENCH_PARTS       which parts (default "a b c d e")
 #   BENCH_ARCH        guest architecture (arm64)
-#   BENCH_VARIANT     kernel for (a) and (b) (patched)
+#   BENCH_VARIANT     kernel for (a), (b), (d) and (e) (patched)
 #   BENCH_PATCHED, BENCH_UNPATCHED   kernel images for (c) (default: the
 #                     patched and base builds)
-#   BENCH_SMP (2), BENCH_OVH_BOOTS (boots per kernel in (c))
+#   BENCH_SMP (2), BENCH_OVH_BOOTS (boots per kernel in (c)),
+#   BENCH_BOOTS (boots in (d))
 #   B_* overrides passed to the guest scripts (guest-slock.sh,
-#   guest-pgbench.sh, guest-ovh.sh), e.g. B_PROCS="4 8 16 32".
+#   guest-pgbench.sh, guest-ovh.sh, guest-switch.sh), e.g.
+#   B_PROCS="4 8 16 32"; they apply to every part that knows the name.
 # Missing kernels are built with make -s kernel-ARCH-VARIANT.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,7 +50,7 @@ cd "$top"
 
 arch=${BENCH_ARCH:-arm64}
 variant=${BENCH_VARIANT:-patched}
-parts=${BENCH_PARTS:-a b c}
+parts=${BENCH_PARTS:-a b c d e}
 smp=${BENCH_SMP:-2}
 out=$BUILD/bench
 raw=$out/raw.txt
@@ -52,14 +69,18 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	quick=1
 	A_ENV="B_PROCS=4 B_REPS=5 B_SECS=1 B_SIZE=32"
 	B_ENV="B_SB=64 B_SCALE=8 B_C=6 B_J=2 B_T=4 B_REPS=2"
-	C_ENV="B_REPS=5 B_FAULT_MIB=16 B_FORKS=20 B_PIPES=2000"
+	C_ENV="B_REPS=5 B_FAULT_MIB=16 B_FORKS=20 B_PIPES=2000 B_PG_T=100"
+	E_ENV="B_SB=64 B_SCALE=8 B_C=6 B_J=2 B_SECS=20 B_EVERY=4"
 	ovh_boots=${BENCH_OVH_BOOTS:-1}
+	boots=${BENCH_BOOTS:-3}
 else
 	quick=0
 	A_ENV="B_PROCS=4_8_16 B_REPS=7 B_SECS=2 B_SIZE=64"
 	B_ENV="B_SB=128 B_SCALE=20 B_C=8 B_J=2 B_T=15 B_REPS=5"
-	C_ENV="B_REPS=7 B_FAULT_MIB=32 B_FORKS=50 B_PIPES=5000"
+	C_ENV="B_REPS=7 B_FAULT_MIB=32 B_FORKS=50 B_PIPES=5000 B_PG_T=500"
+	E_ENV="B_SB=128 B_SCALE=20 B_C=8 B_J=2 B_SECS=40 B_EVERY=5"
 	ovh_boots=${BENCH_OVH_BOOTS:-3}
+	boots=${BENCH_BOOTS:-7}
 fi
 
 # append_env DEFAULTS: kernel command line NAME=value words; "_" stands for
@@ -107,12 +128,21 @@ tdir() {
 	printf '%s' "$d"
 }
 
-# static guest binaries
+# static guest binaries, and preempt-policy with its shipped policy and the
+# boot hook's library (every test directory gets them all)
 bin=$out/bin-$arch
 mkdir -p "$bin"
-step "static slock-bench and ovh-bench for $arch"
+step "static slock-bench, ovh-bench and preempt-policy for $arch"
 make -s -C tests/bench O="$bin" CC="$(guest_cc "$arch")" LDFLAGS=-static ||
 	fail "static build failed"
+pp=$(tests/pg/build-policy.sh "$arch" "$out") || fail "static preempt-policy build failed"
+cp "$pp" "$bin/preempt-policy"
+cp policy/preempt-policy.conf initrd/lib/preempt-policy-lib.sh "$bin/"
+
+case " $parts " in *" b "* | *" c "* | *" e "*)
+	rootfs=$(tests/pg/mkrootfs.sh "$arch") || fail "mkrootfs.sh failed"
+	;;
+esac
 
 : >"$raw"
 meta=
@@ -128,7 +158,8 @@ case " $parts " in *" a "*)
 		--append "$(append_env "$A_ENV")" "$d" || rc=$?
 	[ "$rc" = 0 ] || fail "(a) guest failed (exit $rc), see $out/a-console.log"
 	grep '^micro ' "$out/a.out" | grep -v ' warmup ' >>"$raw" || true
-	grep -E '^(kernel|modes|available|unavailable|error|hugepages) ' "$out/a.out" |
+	grep '^policy ' "$out/a.out" >>"$raw" || true
+	grep -E '^(kernel|modes|available|unavailable|error|hugepages|policy) ' "$out/a.out" |
 		sed 's/^/    (a) /'
 	meta="$meta\"a_kernel\": \"$(sed -n 's/^kernel //p' "$out/a.out")\",
 \"a_params\": \"$(append_env "$A_ENV")\",
@@ -138,7 +169,6 @@ esac
 
 case " $parts " in *" b "*)
 	kernel=$(kernel_for "$variant")
-	rootfs=$(tests/pg/mkrootfs.sh "$arch") || fail "mkrootfs.sh failed"
 	step "(b) pgbench by mode x huge pages, $arch $variant kernel ($(append_env "$B_ENV"))"
 	d=$(tdir pgbench guest-pgbench.sh)
 	rc=0
@@ -146,8 +176,8 @@ case " $parts " in *" b "*)
 		--smp "$smp" --mem 1536 --timeout 14400 --extra-initrd "$rootfs" \
 		--append "$(append_env "$B_ENV")" "$d" || rc=$?
 	[ "$rc" = 0 ] || fail "(b) guest failed (exit $rc), see $out/b-console.log"
-	grep '^pg ' "$out/b.out" >>"$raw" || true
-	grep -E '^(kernel|modes|unavailable|error|data_mb|hugemem|hugepages) ' "$out/b.out" |
+	grep -E '^(pg|policy) ' "$out/b.out" >>"$raw" || true
+	grep -E '^(kernel|modes|unavailable|error|data_mb|hugemem|hugepages|policy) ' "$out/b.out" |
 		sed 's/^/    (b) /'
 	meta="$meta\"b_params\": \"$(append_env "$B_ENV")\",
 \"b_data\": \"$(sed -n 's/^data_mb //p' "$out/b.out")\",
@@ -172,13 +202,13 @@ case " $parts " in *" c "*)
 			step "(c) boot $i of $ovh_boots, $which kernel, -icount ($(append_env "$C_ENV"))"
 			rc=0
 			guest_live "$out/c-$which-$i.out" "$out/c-console.log" --arch "$arch" \
-				--kernel "$k" --smp "$smp" --mem 512 --icount --timeout 7200 \
-				--append "$(append_env "$C_ENV")" "$d" || rc=$?
+				--kernel "$k" --smp "$smp" --mem 768 --icount --timeout 7200 \
+				--extra-initrd "$rootfs" --append "$(append_env "$C_ENV")" "$d" || rc=$?
 			[ "$rc" = 0 ] || fail "(c) guest failed (exit $rc), see $out/c-console.log"
 			awk -v w="$which" -v b="$i" '$1 == "ovh" && $3 != "warmup" {
 				print "ovh", w, $2, $3, "b" b "r" $4, $5 }' \
 				"$out/c-$which-$i.out" >>"$raw"
-			grep -E '^(kernel|modes|unavailable) ' "$out/c-$which-$i.out" |
+			grep -E '^(kernel|modes|unavailable|error|data_mb) ' "$out/c-$which-$i.out" |
 				sed "s/^/    (c) $which: /"
 		done
 		i=$((i + 1))
@@ -187,6 +217,43 @@ case " $parts " in *" c "*)
 \"c_unpatched\": \"$ku\",
 \"c_identical_images\": $(cmp -s "$kp" "$ku" && echo true || echo false),
 \"c_params\": \"$(append_env "$C_ENV") boots=$ovh_boots\",
+"
+	;;
+esac
+
+case " $parts " in *" d "*)
+	kernel=$(kernel_for "$variant")
+	d=$(tdir bootcost guest-bootcost.sh)
+	cp -R policy/tests/fixtures/root-pg-big "$d/root"
+	i=1
+	while [ "$i" -le "$boots" ]; do
+		step "(d) boot-time policy cost, boot $i of $boots, -icount"
+		rc=0
+		guest_live "$out/d-$i.out" "$out/d-console.log" --arch "$arch" \
+			--kernel "$kernel" --smp "$smp" --mem 512 --icount --timeout 600 \
+			"$d" || rc=$?
+		[ "$rc" = 0 ] || fail "(d) guest failed (exit $rc), see $out/d-console.log"
+		grep '^boot ' "$out/d-$i.out" >>"$raw" ||
+			fail "(d) no measurement in $out/d-$i.out"
+		i=$((i + 1))
+	done
+	meta="$meta\"d_boots\": $boots,
+"
+	;;
+esac
+
+case " $parts " in *" e "*)
+	kernel=$(kernel_for "$variant")
+	step "(e) runtime mode switches under pgbench ($(append_env "$E_ENV"))"
+	d=$(tdir switch guest-switch.sh)
+	rc=0
+	guest_live "$out/e.out" "$out/e-console.log" --arch "$arch" --kernel "$kernel" \
+		--smp "$smp" --mem 1536 --timeout 3600 --extra-initrd "$rootfs" \
+		--append "$(append_env "$E_ENV")" "$d" || rc=$?
+	[ "$rc" = 0 ] || fail "(e) guest failed (exit $rc), see $out/e-console.log"
+	grep -E '^(sw|swtotal) ' "$out/e.out" >>"$raw" || true
+	grep -E '^(kernel|modes|error|data_mb|swtotal) ' "$out/e.out" | sed 's/^/    (e) /'
+	meta="$meta\"e_params\": \"$(append_env "$E_ENV")\",
 "
 	;;
 esac
@@ -201,7 +268,7 @@ $meta"
 	echo "# make bench results"
 	echo
 	echo "$(date -u +%Y-%m-%d) on $(uname -n), $arch guests with $smp vCPUs under QEMU TCG;"
-	echo "kernel for (a) and (b): $variant; quick=$quick; ${took} s in all."
+	echo "kernel for (a), (b), (d) and (e): $variant; parts $parts; quick=$quick; ${took} s in all."
 	echo "Emulated 2-vCPU guests prove the harness; they cannot show a 96-vCPU"
 	echo "regression. Run tests/bench/slock-bench on the real machine for that."
 	echo "Runs inside one boot are not independent samples: p values from a single"

@@ -11,14 +11,19 @@
 # each run starts with untouched shared_buffers, as a large buffer pool is
 # for hours after a start: the first touches are the page faults at issue.
 # Output:
-#   pg HUGEPAGES CLIENTS MODE REP TPS
+#   pg HUGEPAGES CLIENTS MODE REP TPS FAILED
+#   policy pg hugepages=HUGEPAGES MODE warn_count=N
+# the second after each setting's warm-up: the mode preempt-policy decide
+# picks then, with PostgreSQL running (vm.shmem_hugepage_warn_bytes is
+# lowered to SB/2 so that huge_pages=off draws the kernel's warning; the
+# count is cumulative, so the settings after "off" still see it).
 # Environment ("_" in a list value stands for a space): B_MODES, B_HP, B_SB (MB), B_SCALE, B_C, B_J, B_T, B_REPS.
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../pg/guest-lib.sh
 . ./guest-lib.sh
 
-MODES=$(echo "${B_MODES:-none voluntary full lazy}" | tr _ " ")
-HPS=$(echo "${B_HP:-off thp hugetlb}" | tr _ " ")
+MODES=$(blist "${B_MODES:-none voluntary full lazy}")
+HPS=$(blist "${B_HP:-off thp hugetlb}")
 SB=${B_SB:-128}
 SCALE=${B_SCALE:-20}
 C=${B_C:-8}
@@ -27,18 +32,9 @@ T=${B_T:-15}
 REPS=${B_REPS:-5}
 RESTART=${B_RESTART:-1}
 
-mf=$(mode_file)
-echo "kernel $(uname -r) $(uname -m) cpus=$(grep -c ^processor /proc/cpuinfo)"
-echo "modes $(cat "$mf" 2>&1)"
-say "initdb"
-pg_init || { echo "error initdb"; exit 1; }
-pg_set shared_buffers "${SB}MB"
-pg_set huge_pages off
-pg_start || { echo "error start"; exit 1; }
-say "pgbench -i -s $SCALE"
-as_pg "pgbench -i -q -s $SCALE postgres" >/tmp/init.out 2>&1 ||
-	{ echo "error pgbench -i"; exit 1; }
-echo "data_mb $(q "SELECT pg_database_size('postgres') / 1048576") sb_mb $SB"
+bench_header
+warn_at $((SB / 2))
+pg_bench_db "$SB" "$SCALE" || exit 1
 pg_stop fast
 
 for hp in $HPS; do
@@ -69,6 +65,7 @@ for hp in $HPS; do
 	fi
 	pid=$(pg_postmaster_pid)
 	as_pg "pgbench -n -b simple-update -c $C -j $J -T $T postgres" >/dev/null 2>&1
+	echo "policy pg hugepages=$hp $(policy_mode) warn_count=$(warn_count)"
 	rep=1
 	while [ "$rep" -le "$REPS" ]; do
 		say "huge pages $hp: round $rep of $REPS"

@@ -9,6 +9,8 @@
  *                           times; prints the ns per round
  *   ovh-bench pipe N        one-byte ping-pong between two processes over
  *                           two pipes, N round trips; prints the ns per trip
+ *   ovh-bench now           prints "now BOOTTIME_NS REALTIME_NS": the guest
+ *                           scripts' clock (busybox date has no %N)
  *
  * Output: "<test> <ns-per-op>". Exit 0 ok, 1 usage, 2 failure.
  */
@@ -22,12 +24,17 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static int do_fault(long mib)
@@ -111,8 +118,14 @@ int main(int argc, char **argv)
 {
 	long n;
 
+	if (argc == 2 && !strcmp(argv[1], "now")) {
+		printf("now %llu %llu\n",
+		       (unsigned long long)clock_ns(CLOCK_BOOTTIME),
+		       (unsigned long long)clock_ns(CLOCK_REALTIME));
+		return 0;
+	}
 	if (argc < 3 || (n = strtol(argv[2], NULL, 10)) <= 0) {
-		fprintf(stderr, "usage: ovh-bench fault MIB | forkexec N [PROG] | pipe N\n");
+		fprintf(stderr, "usage: ovh-bench fault MIB | forkexec N [PROG] | pipe N | now\n");
 		return 1;
 	}
 	if (!strcmp(argv[1], "fault"))

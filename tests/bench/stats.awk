@@ -7,6 +7,11 @@
 #   micro MAPPING PROCS MODE REP ACQ_PER_SEC CONTENDED_PCT WAIT_NS MINFLT HUGE_KB
 #   pg HUGEPAGES CLIENTS MODE REP TPS FAILED
 #   ovh KERNEL TEST MODE REP NS_PER_OP        (KERNEL: unpatched | patched)
+#   policy GROUP ROW-PREFIX MODE ...          preempt-policy's choice for the
+#                                             rows of GROUP starting with it
+#   boot POLICY_NS BOOT_NS MODE EXIT TOOL_NS  (d), one per -icount boot
+#   sw SECOND TPS FAILED ROLE                 (e), ROLE start|switch|steady
+#   swtotal FAILED PGBENCH_EXIT SWITCHES_OK SWITCHES_REFUSED TPS
 # Per cell: n, median, quartiles. Modes are compared with lazy (the default)
 # and the patched kernel with the unpatched one by the ratio of medians and
 # a two-sided Mann-Whitney U test: exact null distribution when there are no
@@ -164,6 +169,15 @@ function add(g, r, c, v) {
 
 $1 == "micro" && $6 != "" { add("micro", $2 " procs=" $3, $4, $6); rep_of["micro", $2 " procs=" $3, $4] = 1 }
 $1 == "pg" && $6 != "" { add("pg", "hugepages=" $2 " clients=" $3, $4, $6) }
+$1 == "policy" && NF >= 4 { pol[$2, $3] = $4; polkeys[$2] = polkeys[$2] " " $3 }
+$1 == "boot" && $3 > 0 {
+	bpol = bpol " " $2; bboot = bboot " " $3; bratio = bratio " " 100 * $2 / $3
+	if ($6 != "")
+		btool = btool " " $6
+	bmode[$4] = bmode[$4] + 1; bexit[$5] = bexit[$5] + 1
+}
+$1 == "sw" && $5 != "" { swtps[$5] = swtps[$5] " " $3; swfailed += $4 }
+$1 == "swtotal" { swtot = $0 }
 $1 == "ovh" && $6 != "" {
 	add("ovh", $3 " mode=" $4, $2, $6)
 	pair[$3 " mode=" $4, $2, $5] = $6
@@ -297,22 +311,170 @@ function gpdata(g, file,    nr, nc, R, C, i, j, arr, n) {
 	close(file)
 }
 
+# quartile summary "median [q1-q3] (n)" of the samples in s
+function qsum(s,    arr, n) {
+	n = samples(s, arr)
+	if (n == 0)
+		return "-"
+	return fmt(quant(arr, n, 0.5)) " [" fmt(quant(arr, n, 0.25)) "-" fmt(quant(arr, n, 0.75)) "] (" n ")"
+}
+
+function median(s,    arr, n) {
+	n = samples(s, arr)
+	return n ? quant(arr, n, 0.5) : 0
+}
+
+# the 98 % goal: wherever the modes differ significantly (Mann-Whitney,
+# best vs worst median, p < 0.05), preempt-policy's mode gets at least 98 %
+# of the best mode's median (higher is better in g)
+function verdict(g, title,    nr, nc, R, C, i, j, k, np, P, pre, chosen, best, worst, \
+		bm, wm, m, cm, ratio, p, v, line) {
+	if (rows[g] == "" || polkeys[g] == "")
+		return
+	nr = split(rows[g], R, "|")
+	nc = split(cols[g], C, "|")
+	np = split(polkeys[g], P, " ")
+	print "#### " title ": the mode preempt-policy chose vs the best mode"
+	print ""
+	print "| | chosen | best | worst | chosen/best | best vs worst: ratio, p | goal: chosen >= 98 % of best |"
+	print "|---|---|---|---|---:|---:|---|"
+	for (i = 1; i <= nr; i++) {
+		chosen = ""
+		for (k = 1; k <= np; k++)
+			if (R[i] == P[k] || index(R[i], P[k] " ") == 1)
+				chosen = pol[g, P[k]]
+		if (chosen == "")
+			continue
+		best = worst = ""
+		for (j = 1; j <= nc; j++) {
+			if (data[g, R[i], C[j]] == "")
+				continue
+			m = median(data[g, R[i], C[j]])
+			if (best == "" || m > bm) { best = C[j]; bm = m }
+			if (worst == "" || m < wm) { worst = C[j]; wm = m }
+		}
+		if (best == "")
+			continue
+		p = mwu(data[g, R[i], best], data[g, R[i], worst])
+		cm = data[g, R[i], chosen] == "" ? -1 : median(data[g, R[i], chosen])
+		ratio = cm >= 0 && bm > 0 ? cm / bm : -1
+		if (ratio < 0)
+			v = "chosen mode not measured"
+		else if (p < 0 || p >= 0.05)
+			v = "no significant gap"
+		else
+			v = ratio >= 0.98 ? "PASS" : "FAIL"
+		line = "| " R[i] " | " chosen " | " best " | " worst " | " \
+			(ratio < 0 ? "-" : sprintf("%.3f", ratio)) " | " \
+			(wm > 0 ? sprintf("%.3f", bm / wm) : "-") ", " (p < 0 ? "-" : sprintf("%.3g", p)) \
+			" | " v " |"
+		print line
+		jpol = jpol (jpol == "" ? "" : ",\n") "  {\"group\":" jstr(g) ",\"row\":" jstr(R[i]) \
+			",\"chosen\":" jstr(chosen) ",\"best\":" jstr(best) ",\"worst\":" jstr(worst) \
+			",\"chosen_over_best\":" (ratio < 0 ? "null" : sprintf("%.4f", ratio)) \
+			",\"best_over_worst\":" (wm > 0 ? sprintf("%.4f", bm / wm) : "null") \
+			",\"p\":" (p < 0 ? "null" : sprintf("%.4g", p)) ",\"verdict\":" jstr(v) "}"
+	}
+	print ""
+	print "Best and worst: highest and lowest median. The goal applies only where the"
+	print "gap between them is significant (p < 0.05), which the exact test cannot"
+	print "reach with fewer than 4 runs per cell: then \"no significant gap\"."
+	print ""
+}
+
+# (d) the boot-time policy's cost as a share of the boot
+function bootcost(    arr, n, mx, v, k, modes, exits) {
+	n = samples(bratio, arr)
+	if (n == 0)
+		return
+	mx = arr[n]
+	v = mx < 1 ? "PASS" : "FAIL"
+	for (k in bmode)
+		modes = modes (modes == "" ? "" : ", ") k " x" bmode[k]
+	for (k in bexit)
+		exits = exits (exits == "" ? "" : ", ") k " x" bexit[k]
+	print "### (d) boot-time policy cost, QEMU -icount (guest time counts instructions)"
+	print ""
+	print "| | median [quartiles] (boots) | min | max |"
+	print "|---|---:|---:|---:|"
+	print "| hook + preempt-policy apply, ms | " qsum2(bpol, 1e6) " |"
+	if (btool != "")
+		print "| the tool alone (warm rerun, --dry-run apply), ms | " qsum2(btool, 1e6) " |"
+	print "| kernel start to /init's mounts done, ms | " qsum2(bboot, 1e6) " |"
+	print "| ratio, % | " qsum2(bratio, 1) " |"
+	print ""
+	print "Mode after the hook: " modes "; tool exit: " exits "."
+	print "Goal, the policy adds under 1 % to the boot in every boot: **" v "** (worst " sprintf("%.3f", mx) " %)."
+	print ""
+	jboot = "{\"policy_ns\":[" s2c(substr(bpol, 2)) "],\"boot_ns\":[" s2c(substr(bboot, 2)) \
+		"],\"tool_warm_ns\":[" s2c(substr(btool, 2)) \
+		"],\"ratio_pct_median\":" sprintf("%.4f", quant(arr, n, 0.5)) ",\"ratio_pct_max\":" \
+		sprintf("%.4f", mx) ",\"verdict\":" jstr(v) "}"
+}
+
+# "median [q1-q3] (n) | min | max" of s divided by d
+function qsum2(s, d,    arr, n) {
+	n = samples(s, arr)
+	return sprintf("%.3f [%.3f-%.3f] (%d) | %.3f | %.3f", quant(arr, n, 0.5) / d, \
+		quant(arr, n, 0.25) / d, quant(arr, n, 0.75) / d, n, arr[1] / d, arr[n] / d)
+}
+
+# (e) tps in the seconds with a runtime mode switch vs the steady seconds
+function switchcost(    T, arr, n, sm, st, p, worst, v, f) {
+	if (swtps["switch"] == "" && swtps["steady"] == "")
+		return
+	split(swtot, T, " ")
+	sm = median(swtps["switch"])
+	st = median(swtps["steady"])
+	n = samples(swtps["switch"], arr)
+	worst = n ? arr[1] : 0
+	p = mwu(swtps["switch"], swtps["steady"])
+	f = T[2] == "" ? "NA" : T[2]
+	v = f == "0" && T[3] == "0" && swfailed == 0 ? "PASS" : "FAIL"
+	print "### (e) runtime mode switches under a running pgbench (multi-threaded TCG)"
+	print ""
+	print "| seconds | tps: median [quartiles] (seconds) |"
+	print "|---|---:|"
+	print "| with a mode switch | " qsum(swtps["switch"]) " |"
+	print "| steady (no switch) | " qsum(swtps["steady"]) " |"
+	print "| start (first second, not compared) | " qsum(swtps["start"]) " |"
+	print ""
+	print "Dip: switch-second median / steady median " (st ? sprintf("%.3f", sm / st) : "-") \
+		", worst switch second / steady median " (st ? sprintf("%.3f", worst / st) : "-") \
+		"; Mann-Whitney U " mw_u ", p " (p < 0 ? "-" : sprintf("%.3g", p)) " (" mw_method ")."
+	print "Switches accepted " T[4] ", refused " T[5] "; pgbench exit " T[3] ", overall " (T[6] == "NA" ? "NA" : fmt(T[6] + 0)) " tps."
+	print "Goal, no failed transaction: **" v "** (" f " failed at the end, " swfailed " in the per-second reports)."
+	print ""
+	jsw = "{\"switch_tps\":[" s2c(substr(swtps["switch"], 2)) "],\"steady_tps\":[" \
+		s2c(substr(swtps["steady"], 2)) "],\"dip_median_ratio\":" (st ? sprintf("%.4f", sm / st) : "null") \
+		",\"dip_worst_ratio\":" (st ? sprintf("%.4f", worst / st) : "null") ",\"p\":" \
+		(p < 0 ? "null" : sprintf("%.4g", p)) ",\"failed\":" (f == "NA" ? "null" : f) \
+		",\"failed_progress\":" swfailed ",\"pgbench_exit\":" (T[3] == "" ? "null" : T[3]) \
+		",\"switches_ok\":" (T[4] == "" ? "null" : T[4]) ",\"switches_refused\":" \
+		(T[5] == "" ? "null" : T[5]) ",\"verdict\":" jstr(v) "}"
+}
+
 END {
 	table("micro", "(a) s_lock microbenchmark: acquisitions/s by preemption mode", \
 		"acquisitions per second, higher is better", "lazy", \
 		"A ratio above 1: faster than lazy.")
+	verdict("micro", "(a)")
 	table("pg", "(b) pgbench simple-update: tps by preemption mode", \
 		"transactions per second, higher is better", "lazy", \
 		"A ratio above 1: faster than lazy.")
+	verdict("pg", "(b)")
 	table("ovh", "(c) patched vs unpatched kernel, QEMU -icount (guest time counts instructions)", \
 		"ns per operation, lower is better", "unpatched", \
 		"A ratio above 1: the patched kernel is slower.")
 	pairs()
+	bootcost()
+	switchcost()
 	gpdata("micro", dat "micro.dat")
 	gpdata("pg", dat "pg.dat")
 	if (json != "") {
-		printf "{\n%s \"cells\": [\n%s\n ],\n \"comparisons\": [\n%s\n ],\n \"ovh_pairs\": [\n%s\n ]\n}\n", \
-			meta, jrows, jcmp, jpair > json
+		printf "{\n%s \"cells\": [\n%s\n ],\n \"comparisons\": [\n%s\n ],\n \"ovh_pairs\": [\n%s\n ],\n \"policy_choice\": [\n%s\n ],\n \"boot_cost\": %s,\n \"switch_cost\": %s\n}\n", \
+			meta, jrows, jcmp, jpair, jpol, (jboot == "" ? "null" : jboot), \
+			(jsw == "" ? "null" : jsw) > json
 		close(json)
 	}
 }

@@ -10,6 +10,11 @@ PGVER=15
 PGBIN=/usr/lib/postgresql/$PGVER/bin
 PGDATA=/var/lib/postgresql/$PGVER/main
 PGLOG=/tmp/postgresql.log
+# PGCONFDIR: a configuration directory apart from the data directory, as
+# Debian's /etc/postgresql/VERSION/CLUSTER (its postgresql.conf names
+# data_directory); pg_ctl -D takes it and asks postgres for the data
+# directory. Unset: the configuration is in $PGDATA.
+PGCONFDIR=${PGCONFDIR:-}
 PATH=$PGBIN:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 PGHOST=/tmp
 PAGER='cat'
@@ -63,7 +68,7 @@ pg_init() {
 	chmod 0700 "$PGDATA"
 	as_pg "initdb --locale=C -E UTF8 -A trust -D $PGDATA" >/tmp/initdb.log 2>&1 ||
 		return 1
-	cat >>"$PGDATA/postgresql.conf" <<'EOF'
+	cat >>"${PGCONFDIR:-$PGDATA}/postgresql.conf" <<'EOF'
 listen_addresses = ''
 unix_socket_directories = '/tmp'
 fsync = off
@@ -79,16 +84,16 @@ EOF
 
 # pg_set NAME VALUE: set a parameter for the next start
 pg_set() {
-	echo "$1 = $2" >>"$PGDATA/postgresql.conf"
+	echo "$1 = $2" >>"${PGCONFDIR:-$PGDATA}/postgresql.conf"
 }
 
 pg_start() {
-	as_pg "pg_ctl -D $PGDATA -l $PGLOG -w -t 180 start" >/tmp/pg_ctl.out 2>&1
+	as_pg "pg_ctl -D ${PGCONFDIR:-$PGDATA} -l $PGLOG -w -t 180 start" >/tmp/pg_ctl.out 2>&1
 }
 
 # pg_stop [MODE]: pg_ctl stop -m MODE (fast)
 pg_stop() {
-	as_pg "pg_ctl -D $PGDATA -w -t 180 -m ${1:-fast} stop" >/tmp/pg_ctl.out 2>&1
+	as_pg "pg_ctl -D ${PGCONFDIR:-$PGDATA} -w -t 180 -m ${1:-fast} stop" >/tmp/pg_ctl.out 2>&1
 }
 
 pg_postmaster_pid() {
@@ -145,21 +150,25 @@ mode_set() {
 	echo "$1" >"$f" 2>/dev/null && [ "$(mode_now "$f")" = "$1" ]
 }
 
-# switcher_start FILE LOG INTERVAL: cycle none voluntary full lazy through
-# FILE in the background, one "mode ok|fail" line per write into LOG, until
-# switcher_stop.
+# switcher_start FILE LOG INTERVAL [stamp]: cycle none voluntary full lazy
+# through FILE in the background, one "mode ok|fail" line per write into
+# LOG, until switcher_stop. With "stamp" (for timed runs): the first switch
+# waits INTERVAL, so the run starts steady, and each line ends with the
+# switch's CLOCK_REALTIME in ns (needs ./ovh-bench).
 switcher_start() {
 	rm -f /tmp/switcher.stop
 	: >"$2"
 	(
+		[ -z "${4:-}" ] || sleep "$3"
 		while [ ! -e /tmp/switcher.stop ]; do
 			for m in none voluntary full lazy; do
 				[ -e /tmp/switcher.stop ] && break
 				if mode_set "$m" "$1"; then
-					echo "$m ok" >>"$2"
+					r=ok
 				else
-					echo "$m fail" >>"$2"
+					r=fail
 				fi
+				echo "$m $r${4:+ $(now_ns real)}" >>"$2"
 				sleep "$3"
 			done
 		done
@@ -186,6 +195,13 @@ warn_lines() {
 	dmesg | sed -n 's/^\[[^]]*\] //; /^shmem: .* populated with /p; /^shmem: .* preemption model /p'
 }
 
+# warn_at MIB: vm.shmem_hugepage_warn_bytes (default 1 GiB), so that the
+# small mappings of an emulated guest draw the kernel's warning as a big
+# buffer pool would (no-op on an unpatched kernel)
+warn_at() {
+	echo $(($1 * 1048576)) >"$WARN_BYTES" 2>/dev/null || true
+}
+
 # hugepages_reserve N: vm.nr_hugepages=N, prints what the kernel gave
 hugepages_reserve() {
 	echo "$1" >/proc/sys/vm/nr_hugepages 2>/dev/null
@@ -195,4 +211,58 @@ hugepages_reserve() {
 # smaps_kb PID FIELD: sum of FIELD (kB) over PID's mappings
 smaps_kb() {
 	awk -v f="$2:" '$1 == f { s += $2 } END { print s + 0 }' "/proc/$1/smaps" 2>/dev/null
+}
+
+# --- benchmarks (tests/bench/guest-*.sh) ---------------------------------------------
+# blist VALUE: a list from the kernel command line, which cannot carry
+# spaces: "_" stands for one (B_PROCS=4_8_16)
+blist() {
+	echo "$1" | tr _ " "
+}
+
+# bench_header: the first lines of every benchmark guest's output; sets mf,
+# the file that switches modes
+bench_header() {
+	mf=$(mode_file)
+	echo "kernel $(uname -r) $(uname -m) cpus=$(grep -c ^processor /proc/cpuinfo)"
+	echo "modes $(cat "$mf" 2>&1)"
+}
+
+# now_ns [real]: CLOCK_BOOTTIME (or CLOCK_REALTIME) in ns from ./ovh-bench,
+# as busybox date has no %N
+now_ns() {
+	_t=$(./ovh-bench now)
+	_t=${_t#now }
+	if [ "${1:-}" = real ]; then echo "${_t#* }"; else echo "${_t% *}"; fi
+}
+
+# pg_bench_db SB_MB SCALE: a started cluster with shared_buffers=SB_MB and
+# huge_pages=off, pgbench tables at SCALE; prints "data_mb N sb_mb SB_MB",
+# or an "error ..." line and returns 1
+pg_bench_db() {
+	say "initdb"
+	pg_init || { echo "error initdb"; return 1; }
+	pg_set shared_buffers "${1}MB"
+	pg_set huge_pages off
+	pg_start || { echo "error start: $(tail -n 2 "$PGLOG" | tr '\n' ' ')"; return 1; }
+	say "pgbench -i -s $2"
+	as_pg "pgbench -i -q -s $2 postgres" >/tmp/init.out 2>&1 ||
+		{ echo "error pgbench -i"; return 1; }
+	echo "data_mb $(q "SELECT pg_database_size('postgres') / 1048576") sb_mb $1"
+}
+
+# policy_mode: the mode "./preempt-policy decide" picks now (for "keep",
+# the mode kept), with the shipped policy plus the cluster's PGDATA if there
+# is one (a config file replaces the built-in rules, so start from the
+# shipped copy); "-" without a packed tool or on failure
+policy_mode() {
+	[ -x ./preempt-policy ] || { echo -; return 0; }
+	mkdir -p /etc
+	{
+		cat ./preempt-policy.conf
+		[ ! -d "$PGDATA" ] || echo "pgdata = $PGDATA"
+	} >/etc/preempt-policy.conf
+	_m=$(./preempt-policy decide 2>/dev/null |
+		sed -n 's/^mode=keep (\([a-z]*\)).*/\1/p; s/^mode=\([a-z]*\).*/\1/p')
+	echo "${_m:--}"
 }
