@@ -20,6 +20,8 @@
 #   --disk IMG       attach IMG as a virtio block device (raw)
 #   --log FILE       keep the console log here (default: a temp file,
 #                    printed on failure)
+# Environment: RIG_QEMU_X86_64 another qemu-system-x86_64 to run (for
+# example the launcher tests/rig/fetch-qemu.sh prints).
 # Exit status: the guest script's; 124 timeout; 125 no status came back
 # (crash, panic, rig failure).
 set -eu
@@ -76,7 +78,7 @@ arm64)
 	smparg=$smp
 	;;
 x86_64)
-	qemu='qemu-system-x86_64'
+	qemu=${RIG_QEMU_X86_64:-qemu-system-x86_64}
 	machine="-M pc -cpu qemu64"
 	console=ttyS0
 	serialdev=virtio-serial-pci
