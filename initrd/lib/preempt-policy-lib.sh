@@ -57,17 +57,30 @@ pp_forward() {
 	return 0
 }
 
-# pp_current_mode: the running mode (the word in parentheses), or "unknown".
-pp_current_mode() {
+# pp_read_mode: set _pp_mode to the running mode (the word in
+# parentheses), or "unknown". Shell built-ins only: each fork costs about
+# a millisecond in a small guest, and this runs on every boot.
+pp_read_mode() {
+	_pp_mode=unknown
 	for _pp_f in /sys/kernel/preempt/mode /sys/kernel/debug/sched/preempt; do
 		[ -r "$_pp_f" ] || continue
-		_pp_m=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' "$_pp_f" 2>/dev/null)
-		if [ -n "$_pp_m" ]; then
-			echo "$_pp_m"
+		_pp_line=
+		IFS= read -r _pp_line <"$_pp_f" 2>/dev/null
+		case "$_pp_line" in
+		*"("[a-z]*")"*)
+			_pp_line=${_pp_line#*"("}
+			_pp_mode=${_pp_line%%")"*}
 			return 0
-		fi
+			;;
+		esac
 	done
-	echo unknown
+	return 0
+}
+
+# pp_current_mode: pp_read_mode's answer on standard output.
+pp_current_mode() {
+	pp_read_mode
+	echo "$_pp_mode"
 }
 
 # pp_has_policy DIR: DIR/preempt-policy.conf or DIR/preempt-policy.d/*.conf
@@ -85,7 +98,7 @@ pp_has_policy() {
 pp_timed() {
 	_pp_secs=$1
 	shift
-	rm -f "$PP_RUNDIR/timeout"
+	[ ! -e "$PP_RUNDIR/timeout" ] || rm -f "$PP_RUNDIR/timeout"
 	"$@" &
 	_pp_pid=$!
 	(
@@ -118,11 +131,11 @@ pp_apply() {
 	_pp_verbose=${2:-}
 	_pp_bin=${PREEMPT_POLICY_BIN:-/usr/sbin/preempt-policy}
 	PP_RUNDIR=${PREEMPT_POLICY_RUNDIR:-/run/preempt-policy}
-	if ! mkdir -p "$PP_RUNDIR" 2>/dev/null; then
+	if [ ! -d "$PP_RUNDIR" ] && ! mkdir -p "$PP_RUNDIR" 2>/dev/null; then
 		PP_RUNDIR=/tmp/preempt-policy
 		mkdir -p "$PP_RUNDIR" 2>/dev/null
 	fi
-	rm -f "$PP_RUNDIR/status" 2>/dev/null
+	[ ! -e "$PP_RUNDIR/status" ] || rm -f "$PP_RUNDIR/status" 2>/dev/null
 
 	if [ ! -x "$_pp_bin" ]; then
 		pp_log 4 "$_pp_bin is missing; the kernel keeps its mode ($(pp_current_mode))"
@@ -168,7 +181,7 @@ pp_apply() {
 		</dev/null >"$PP_RUNDIR/out" 2>"$PP_RUNDIR/err"
 	_pp_rc=$?
 	echo "$_pp_rc" >"$PP_RUNDIR/status"
-	_pp_mode=$(pp_current_mode)
+	pp_read_mode
 	[ -z "$_pp_umount" ] || umount /sys/kernel/debug 2>/dev/null
 
 	# The tool logs its decision itself; its diagnostics (bad input,
@@ -196,6 +209,6 @@ pp_apply() {
 		fi
 		;;
 	esac
-	unset _pp_root _pp_verbose _pp_bin _pp_umount _pp_rc _pp_mode _pp_f
+	unset _pp_root _pp_verbose _pp_bin _pp_umount _pp_rc _pp_mode _pp_f _pp_line
 	return 0
 }
