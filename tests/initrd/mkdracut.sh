@@ -1,52 +1,155 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkdracut.sh OUT.img BINARY [CONFDIR]
-# Build a real dracut initramfs (the host's dracut, x86_64 only) holding
-# the 55preempt-policy module as `make -C initrd install` lays it out, the
+# mkdracut.sh [--arch ARCH] OUT.img BINARY [CONFDIR]
+# Build a real dracut initramfs with the host's dracut, holding the
+# 55preempt-policy module as `make -C initrd install` lays it out, the
 # static preempt-policy BINARY, and the policy from CONFDIR
-# (preempt-policy.conf, preempt-policy.d/) if given.
+# (preempt-policy.conf, preempt-policy.d/) if given. Modules: base,
+# rootfs-block, preempt-policy (and what they pull in: udev-rules, fs-lib).
+#
+# ARCH (default: the host's) is the guest's architecture:
+# - the host's (x86_64): dracut packs the host's own binaries.
+# - another one (arm64): dracut --sysroot with a Debian 12 sysroot of ARCH
+#   (mksysroot.sh). Nothing of ARCH can run here, so dracut gets
+#   cross-ldd.sh as DRACUT_LDD (library dependencies from the ELF headers)
+#   and no ldconfig (DRACUT_LDCONFIG=true: the host's ldconfig does not
+#   know ARCH's libraries; Debian's loader searches its multiarch
+#   directories without a cache). dracut resolves every file it packs below
+#   the sysroot, so the module and BINARY are put into a scratch copy of it
+#   (hard links; the cached sysroot is never modified). Libraries
+#   cross-ldd.sh could not find fail the build.
 #
 # Nothing of the host's is touched: the module is installed into a scratch
-# DESTDIR, dracut gets a scratch dracutbasedir (links to the host's dracut
-# plus our module), an empty --confdir, its own --tmpdir and --no-kernel
-# (the test kernels have virtio-blk, ext4 and devtmpfs built in).
+# DESTDIR, dracut gets a scratch dracutbasedir (the host's dracut plus our
+# module), an empty --confdir, its own --tmpdir and --no-kernel (the test
+# kernels have virtio-blk, ext4 and devtmpfs built in).
 set -eu
-[ $# -ge 2 ] || { echo "usage: mkdracut.sh OUT.img BINARY [CONFDIR]" >&2; exit 2; }
-out=$1 bin=$2 confdir=${3:-}
+usage="usage: mkdracut.sh [--arch arm64|x86_64] OUT.img BINARY [CONFDIR]"
 top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/tests/initrd
 hostdracut=/usr/lib/dracut
+
+case "$(uname -m)" in
+aarch64) hostarch=arm64 ;;
+*) hostarch=$(uname -m) ;;
+esac
+arch=$hostarch
+if [ "${1:-}" = --arch ]; then
+	[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+	arch=$2
+	shift 2
+fi
+case "$arch" in
+arm64 | x86_64) ;;
+*) echo "mkdracut.sh: unsupported ARCH '$arch' (arm64, x86_64)" >&2; exit 2 ;;
+esac
+case $# in
+2 | 3) ;;
+*) echo "$usage" >&2; exit 2 ;;
+esac
+out=$1 bin=$2 confdir=${3:-}
 command -v dracut >/dev/null || { echo "mkdracut.sh: dracut is not installed" >&2; exit 1; }
 [ -x "$bin" ] || { echo "mkdracut.sh: no binary $bin" >&2; exit 1; }
+if [ -n "$confdir" ] && [ ! -d "$confdir" ]; then
+	echo "mkdracut.sh: no policy directory $confdir" >&2
+	exit 1
+fi
 case "$out" in /*) ;; *) out=$(pwd)/$out ;; esac
 case "$bin" in /*) ;; *) bin=$(pwd)/$bin ;; esac
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 make -s -C "$top/initrd" install DESTDIR="$work/inst" PREFIX=/usr >/dev/null
+module=$work/inst/usr/lib/dracut/modules.d/55preempt-policy
+mkdir -p "$work/conf.d" "$work/tmp"
 
-base=$work/dracut
-mkdir -p "$base/modules.d" "$work/conf.d" "$work/tmp" "$work/empty"
-for f in "$hostdracut"/*; do
-	[ "${f##*/}" = modules.d ] || ln -s "$f" "$base/${f##*/}"
-done
-for m in "$hostdracut"/modules.d/*; do
-	ln -s "$m" "$base/modules.d/${m##*/}"
-done
-cp -a "$work/inst/usr/lib/dracut/modules.d/55preempt-policy" "$base/modules.d/"
+if [ "$arch" = "$hostarch" ]; then
+	sysroot=
+	base=$work/dracut
+	mkdir -p "$base/modules.d" "$work/empty"
+	for f in "$hostdracut"/*; do
+		[ "${f##*/}" = modules.d ] || ln -s "$f" "$base/${f##*/}"
+	done
+	for m in "$hostdracut"/modules.d/*; do
+		ln -s "$m" "$base/modules.d/${m##*/}"
+	done
+	cp -a "$module" "$base/modules.d/"
+	ppbin=$bin
+	ppconf=${confdir:-$work/empty}
+else
+	cached=$("$here/mksysroot.sh" "$arch") || {
+		echo "mkdracut.sh: the $arch sysroot could not be built (mksysroot.sh $arch)" >&2
+		exit 1
+	}
+	sysroot=$work/sysroot
+	# Hard links where the cache and the scratch directory share a file
+	# system, a copy otherwise.
+	cp -al "$cached" "$sysroot" 2>/dev/null || {
+		rm -rf "$sysroot"
+		cp -a "$cached" "$sysroot"
+	}
+	base=$sysroot/usr/lib/dracut
+	cp -a "$module" "$base/modules.d/"
+	mkdir -p "$sysroot/usr/sbin" "$sysroot/etc/preempt-policy-initrd"
+	ppbin=$sysroot/usr/sbin/preempt-policy
+	cp "$bin" "$ppbin"
+	ppconf=$sysroot/etc/preempt-policy-initrd
+	[ -z "$confdir" ] || cp -R "$confdir/." "$ppconf/"
+	DRACUT_LDD=$here/cross-ldd.sh
+	DRACUT_LDCONFIG=true
+	DRACUT_INSTALL=$base/dracut-install
+	DRACUT_TESTBIN=/bin/bash
+	CROSS_LDD_SYSROOT=$sysroot
+	CROSS_LDD_MISSING=$work/missing
+	export DRACUT_LDD DRACUT_LDCONFIG DRACUT_INSTALL DRACUT_TESTBIN \
+		CROSS_LDD_SYSROOT CROSS_LDD_MISSING
+fi
 
 # dracut.conf is sourced by dracut; module-setup.sh reads these.
 {
-	echo "preempt_policy_bin=\"$bin\""
-	echo "preempt_policy_confdir=\"${confdir:-$work/empty}\""
+	echo "preempt_policy_bin=\"$ppbin\""
+	echo "preempt_policy_confdir=\"$ppconf\""
 } >"$work/dracut.conf"
+# dracut 059 finds udev's and systemd's directories with [[ -d
+# $dracutsysrootdir$dir ]] || ask pkg-config: with a sysroot the test
+# passes for an empty $dir, so they stay empty ("Cannot find
+# [systemd-]udevd binary!"). Name them, as the sysroot lays them out.
+if [ -n "$sysroot" ]; then
+	udevdir=''
+	sdutil=''
+	for d in /usr/lib /lib; do
+		[ -d "$sysroot$d/udev/rules.d" ] && udevdir=$d/udev
+		[ -e "$sysroot$d/systemd/systemd-udevd" ] && sdutil=$d/systemd
+	done
+	if [ -z "$udevdir" ] || [ -z "$sdutil" ]; then
+		echo "mkdracut.sh: no udev (rules.d, systemd-udevd) in the $arch sysroot" >&2
+		exit 1
+	fi
+	cat >>"$work/dracut.conf" <<EOF
+udevdir="$udevdir"
+udevrulesdir="$udevdir/rules.d"
+udevconfdir="/etc/udev"
+udevrulesconfdir="/etc/udev/rules.d"
+systemdutildir="$sdutil"
+systemdsystemunitdir="$sdutil/system"
+systemdutilconfdir="/etc/systemd"
+EOF
+fi
 
 mkdir -p "$(dirname "$out")"
 dracutbasedir=$base dracut --quiet --force --no-kernel --no-hostonly \
 	--no-hostonly-cmdline --conf "$work/dracut.conf" \
 	--confdir "$work/conf.d" --tmpdir "$work/tmp" \
+	${sysroot:+--sysroot "$sysroot"} \
 	--modules "base rootfs-block preempt-policy" \
 	--omit "systemd dracut-systemd plymouth i18n" \
 	--add-drivers "" --no-compress --no-early-microcode \
 	"$out.tmp" "7.3.0-rig" >&2
+if [ -s "$work/missing" ]; then
+	echo "mkdracut.sh: libraries not in the $arch sysroot:" >&2
+	sort -u "$work/missing" | sed 's/^/  /' >&2
+	rm -f "$out.tmp"
+	exit 1
+fi
 mv "$out.tmp" "$out"

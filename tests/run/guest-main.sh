@@ -8,15 +8,36 @@
 # marker, which the host follows live; results go to stdout as
 # "KEY VALUE..." lines, which the host turns into the report.
 #
+# Two ways in:
+# - the real root of tests/run/mkpgroot.sh, booted through the dracut
+#   initramfs (tests/run/root-init starts this script): the root carries a
+#   Debian cluster, /etc/postgresql/15/main/postgresql.conf, with its
+#   shared_buffers and huge_pages = off, and a site policy; the initramfs
+#   already ran preempt-policy on it. The server is started from that
+#   configuration directory, so the tool and the server read the same file.
+# - the rig's busybox initramfs with the PostgreSQL root fs appended
+#   (RUN_BOOT=rig): no cluster configuration yet; it is made here, in the
+#   data directory, and the policy is pointed at it.
+#
 # Environment (kernel command line NAME=value): RUN_SB shared_buffers MB
-# (512), RUN_SCALE pgbench scale (10), RUN_C clients (8), RUN_J threads (2),
-# RUN_T seconds per pgbench run (20), RUN_BASELINE=1 also measures the
-# kernel's default mode before the policy is applied (1).
+# (512; on the real root its postgresql.conf decides), RUN_SCALE pgbench
+# scale (10), RUN_C clients (8), RUN_J threads (2), RUN_T seconds per
+# pgbench run (20), RUN_BASELINE=1 also measures the kernel's default mode
+# before the policy is applied (1).
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../pg/guest-lib.sh
 . ./guest-lib.sh
 
 SB=${RUN_SB:-512}
+PGCONF=/etc/postgresql/$PGVER/main/postgresql.conf
+if [ -f "$PGCONF" ]; then
+	PGCONFDIR=${PGCONF%/*}
+	export PGCONFDIR
+	sb_conf=$(sed -n 's/^shared_buffers *= *\([0-9]*\)MB.*/\1/p' "$PGCONF" | tail -n 1)
+	SB=${sb_conf:-$SB}
+fi
+PP=./preempt-policy
+[ -x "$PP" ] || PP=$(command -v preempt-policy || echo ./preempt-policy)
 S=${RUN_SCALE:-10}
 C=${RUN_C:-8}
 J=${RUN_J:-2}
@@ -36,13 +57,13 @@ bench() {
 
 # policy STAGE: decide (text and JSON), then apply
 policy() {
-	if [ ! -x ./preempt-policy ]; then
+	if [ ! -x "$PP" ]; then
 		echo "policy $1 none"
 		return
 	fi
-	./preempt-policy decide 2>&1 | sed "s/^/decide-$1 /"
-	echo "decide-$1-json $(./preempt-policy --json decide 2>&1 | tr -d '\n')"
-	./preempt-policy apply >/tmp/apply.out 2>&1
+	"$PP" decide 2>&1 | sed "s/^/decide-$1 /"
+	echo "decide-$1-json $("$PP" --json decide 2>&1 | tr -d '\n')"
+	"$PP" apply >/tmp/apply.out 2>&1
 	echo "apply-$1 rc=$? $(tr '\n' ' ' </tmp/apply.out)"
 }
 
@@ -60,11 +81,22 @@ if ! pg_init; then
 	echo "error initdb failed: $(tail -n 5 /tmp/initdb.log | tr '\n' ' ')"
 	exit 1
 fi
-echo "pgdata = $PGDATA" >/etc/preempt-policy.conf
+if [ -n "${PGCONFDIR:-}" ]; then
+	echo "pgconf $PGCONF: $(grep -E '^(shared_buffers|huge_pages) ' "$PGCONF" | tr '\n' ' ')"
+else
+	# A policy file replaces the built-in rules: repeat them, and add
+	# the cluster, which is not under /etc/postgresql here.
+	cat >/etc/preempt-policy.conf <<EOF
+rule pg-shm-without-hugepages: pg_shm_without_hugepages >= 1GiB -> none
+rule shm-hugepage-warnings: shm_warn_count > 0 -> none
+default = keep
+pgdata = $PGDATA
+EOF
+	pg_set shared_buffers "${SB}MB"
+	pg_set huge_pages off
+fi
 
 # --- phase 1: huge_pages=off ---------------------------------------------------------
-pg_set shared_buffers "${SB}MB"
-pg_set huge_pages off
 w0=$(warn_lines | wc -l)
 say "starting PostgreSQL (shared_buffers=${SB}MB, huge_pages=off)"
 if ! pg_start; then
@@ -76,7 +108,19 @@ as_pg "pgbench -i -q -s $S postgres" >/tmp/init.out 2>&1 ||
 	echo "error pgbench -i failed: $(tail -n 3 /tmp/init.out | tr '\n' ' ')"
 warn_lines | tail -n +$((w0 + 1)) | sed 's/^/warn1 /'
 echo "warn_count1 $(warn_count)"
-[ "$BASELINE" = 1 ] && bench "default-mode"
+if [ "$BASELINE" = 1 ]; then
+	# The initramfs may have switched already: measure the kernel's own
+	# default first (the mode it switched from), then the policy's.
+	default=$(dmesg | sed -n 's/.*preempt-policy: switched from \([a-z]*\) to .*/\1/p' | head -n 1)
+	if [ -n "$default" ] && [ "$default" != "$(mode_now)" ]; then
+		if mode_set "$default"; then
+			echo "baseline_switch $default"
+		else
+			echo "error could not switch back to the kernel's default $default"
+		fi
+	fi
+	bench "default-mode"
+fi
 policy nohuge
 bench "policy-mode"
 pg_stop fast

@@ -2,25 +2,35 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # main.sh [ARCH]  ("make run")
-# Boot the patched kernel in QEMU with PostgreSQL 15 and show, for a DBA:
-# the kernel's warning about shared_buffers in 4 KiB pages, preempt-policy's
-# decision and its reasons (applied), pgbench simple-update TPS with more
-# clients than vCPUs, and the same with hugetlb pages and huge_pages=on.
+# Boot the patched kernel in QEMU the way a distribution boots it, through
+# a real dracut initramfs whose 55preempt-policy pre-pivot hook chooses the
+# preemption mode from the real root (PostgreSQL 15 with a large
+# shared_buffers and huge_pages=off) before the root's init starts. Then
+# show, for a DBA: the boot-time decision, the kernel's warning about
+# shared_buffers in 4 KiB pages once PostgreSQL runs, preempt-policy's
+# decision and its reasons, pgbench simple-update TPS with more clients
+# than vCPUs, and the same with hugetlb pages and huge_pages=on.
 #
-# Builds what is missing: the kernel (make -s kernel-ARCH-patched), the
-# PostgreSQL root fs (tests/pg/mkrootfs.sh), a static preempt-policy.
+# Builds what is missing: the kernel (make -s kernel-ARCH-patched), a static
+# preempt-policy, the PostgreSQL root (tests/pg/mkrootfs.sh, made an ext4
+# image with tests/run/mkpgroot.sh), the initramfs (tests/initrd/mkdracut.sh:
+# the host's dracut; for arm64 with --sysroot, an arm64 Debian sysroot and
+# a cross ldd). Each is cached and rebuilt when its inputs change.
 #
 # Environment:
+#   RUN_BOOT       dracut (default): the dracut initramfs, root=/dev/vda on
+#                  virtio-blk (a fresh copy of the root image per run);
+#                  rig: the rig's busybox initramfs with the root fs
+#                  appended, no boot-time policy (the earlier make run)
 #   RUN_VARIANT    kernel variant (patched); RUN_KERNEL an image path instead
 #   RUN_SB RUN_SCALE RUN_C RUN_J RUN_T RUN_BASELINE
-#                  passed to the guest (see tests/run/guest-main.sh)
+#                  passed to the guest (see tests/run/guest-main.sh); RUN_SB
+#                  also goes into the root's postgresql.conf
 #   RUN_MEM        guest RAM in MB (2048), RUN_SMP vCPUs (2)
-#   RUN_WARN       shmem_hugepage_warn= on the kernel command line (256M:
-#                  the guest's shared_buffers is far below the 1 GiB default)
-#   RUN_INITRAMFS  a command that builds the initramfs instead of the rig's
-#                  busybox one: it is run as CMD ARCH OUT.cpio TESTDIR ROOTFS
-#                  and must run TESTDIR/run as the rig's /init does (the
-#                  virtio-serial port "rig", "rig-exit-status: N")
+#   RUN_WARN       shmem_hugepage_warn= on the kernel command line and the
+#                  PostgreSQL threshold of the root's policy (256M: the
+#                  guest's shared_buffers is far below the 1 GiB default)
+#   RUN_TIMEOUT    hard limit for the guest in seconds (1200)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -29,11 +39,12 @@ cd "$top"
 
 arch=${1:-${ARCH:-arm64}}
 variant=${RUN_VARIANT:-patched}
-kernel=${RUN_KERNEL:-$(kernel_image "$arch" "$variant")}
+boot=${RUN_BOOT:-dracut}
 mem=${RUN_MEM:-2048}
 smp=${RUN_SMP:-2}
+sb=${RUN_SB:-512}
+warn=${RUN_WARN:-256M}
 work=$BUILD/run/$arch
-mkdir -p "$work"
 
 step() {
 	printf '==> %s\n' "$*"
@@ -44,6 +55,17 @@ fail() {
 	exit 1
 }
 
+case "$arch" in
+arm64 | x86_64) ;;
+*) fail "unsupported ARCH '$arch' (arm64, x86_64)" ;;
+esac
+case "$boot" in
+dracut | rig) ;;
+*) fail "unknown RUN_BOOT '$boot' (dracut, rig)" ;;
+esac
+kernel=${RUN_KERNEL:-$(kernel_image "$arch" "$variant")}
+mkdir -p "$work"
+
 # --- what the guest needs ---------------------------------------------------------
 if [ ! -f "$kernel" ]; then
 	[ -z "${RUN_KERNEL:-}" ] || fail "no kernel image $kernel"
@@ -52,37 +74,76 @@ if [ ! -f "$kernel" ]; then
 fi
 step "PostgreSQL root fs for $arch (first build downloads ~50 Debian packages)"
 rootfs=$(tests/pg/mkrootfs.sh "$arch") || fail "tests/pg/mkrootfs.sh $arch failed"
-
-tdir=$work/t
-rm -rf "$tdir"
-mkdir -p "$tdir"
-cp tests/run/guest-main.sh "$tdir/run"
-cp tests/pg/guest-lib.sh "$tdir/"
-chmod 0755 "$tdir/run"
 rc=0
 policy=$(tests/pg/build-policy.sh "$arch" "$BUILD/pg") || rc=$?
 case $rc in
-0) cp "$policy" "$tdir/preempt-policy" ;;
-3) step "policy/Makefile has no static target: running without preempt-policy" ;;
+0) ;;
+3)
+	[ "$boot" = rig ] || fail "policy/Makefile has no static target: the initramfs needs a static preempt-policy"
+	step "policy/Makefile has no static target: running without preempt-policy"
+	policy=
+	;;
 *) fail "static preempt-policy build failed" ;;
 esac
 
-# The initramfs: the rig's busybox /init with the test directory, plus the
-# PostgreSQL root fs appended. Swappable through RUN_INITRAMFS.
-build_initramfs() {
-	if [ -n "${RUN_INITRAMFS:-}" ]; then
-		$RUN_INITRAMFS "$arch" "$1" "$tdir" "$rootfs"
-	else
-		tests/rig/mkinitramfs.sh "$arch" "$1" "$tdir" &&
-			cat "$rootfs" >>"$1"
+tdir=$work/t
+disk=
+if [ "$boot" = dracut ]; then
+	step "the real root: ext4 image with PostgreSQL, shared_buffers=${sb}MB, huge_pages=off"
+	img=$(tests/run/mkpgroot.sh "$arch" "$policy" "$sb" "$warn") ||
+		fail "tests/run/mkpgroot.sh $arch failed"
+	disk=$work/root.img
+	# The guest writes to its root (initdb, pgbench): boot a fresh copy.
+	{ cp --sparse=always "$img" "$disk.tmp" && mv "$disk.tmp" "$disk"; } ||
+		fail "copying $img to $disk failed"
+
+	# dracut takes a while (about 20 s, 45 s for arm64): reuse the image
+	# while the module, the tool, the scripts, dracut and the sysroot are
+	# the same. No policy is packed: the root has its own.
+	sysroot_key=
+	if [ "$arch" != "$(uname -m | sed 's/aarch64/arm64/')" ]; then
+		sysroot=$(tests/initrd/mksysroot.sh "$arch") ||
+			fail "tests/initrd/mksysroot.sh $arch failed"
+		sysroot_key=$(cat "${sysroot%/*}/key")
 	fi
-}
-step "initramfs"
-initrd=$work/initramfs.cpio
-build_initramfs "$initrd" || fail "initramfs build failed"
+	initrd=$work/dracut.img
+	key=$( {
+		find initrd tests/initrd/mkdracut.sh tests/initrd/mksysroot.sh \
+			tests/initrd/cross-ldd.sh -type f | LC_ALL=C sort | xargs cat
+		cat "$policy"
+		dracut --version 2>/dev/null
+		echo "$sysroot_key"
+	} | sha256sum | cut -c1-16)
+	if [ -f "$initrd" ] && [ "$(cat "$initrd.key" 2>/dev/null)" = "$key" ]; then
+		step "dracut initramfs for $arch (cached, $(du -m "$initrd" | cut -f1) MB)"
+	else
+		step "dracut initramfs for $arch: base rootfs-block preempt-policy (host dracut$([ -z "$sysroot_key" ] || echo " --sysroot, arm64 Debian 12 packages"))"
+		tests/initrd/mkdracut.sh --arch "$arch" "$initrd" "$policy" \
+			>"$work/dracut.log" 2>&1 || {
+			tail -n 30 "$work/dracut.log" >&2
+			fail "the dracut initramfs build failed (log: $work/dracut.log)"
+		}
+		echo "$key" >"$initrd.key"
+	fi
+	append="root=/dev/vda rw rootfstype=ext4 rd.skipfsck"
+else
+	rm -rf "$tdir"
+	mkdir -p "$tdir"
+	cp tests/run/guest-main.sh "$tdir/run"
+	cp tests/pg/guest-lib.sh "$tdir/"
+	chmod 0755 "$tdir/run"
+	[ -z "$policy" ] || cp "$policy" "$tdir/preempt-policy"
+	# The rig's busybox /init with the test directory, plus the
+	# PostgreSQL root fs appended.
+	step "initramfs (the rig's busybox one, RUN_BOOT=rig)"
+	initrd=$work/initramfs.cpio
+	{ tests/rig/mkinitramfs.sh "$arch" "$initrd" "$tdir" &&
+		cat "$rootfs" >>"$initrd"; } || fail "initramfs build failed"
+	append=
+fi
 
 # --- the boot, with live progress from the console ----------------------------------
-append="shmem_hugepage_warn=${RUN_WARN:-256M}"
+append="${append:+$append }shmem_hugepage_warn=$warn"
 for v in RUN_SB RUN_SCALE RUN_C RUN_J RUN_T RUN_BASELINE; do
 	eval "val=\${$v:-}"
 	# shellcheck disable=SC2154 # set by eval
@@ -94,8 +155,8 @@ step "booting $(basename "$kernel") ($arch $variant, $smp vCPUs, $mem MiB, QEMU 
 start=$(date +%s)
 rc=0
 guest_live "$out" "$log" --arch "$arch" --kernel "$kernel" --smp "$smp" \
-	--mem "$mem" --timeout 1200 --append "$append" --initrd "$initrd" \
-	"$tdir" || rc=$?
+	--mem "$mem" --timeout "${RUN_TIMEOUT:-1200}" --append "$append" \
+	--initrd "$initrd" ${disk:+--disk "$disk"} || rc=$?
 took=$(($(date +%s) - start))
 if [ "$rc" -ne 0 ]; then
 	cat "$out"
@@ -124,6 +185,29 @@ if [ -n "$modes" ]; then
 else
 	echo "Preemption modes: no /sys/kernel/preempt/mode (unpatched kernel); debugfs: $(val preempt_debugfs)"
 fi
+if grep -q '^boot_mode ' "$out"; then
+	# The mode as the root's init saw it, before anything of the root ran.
+	bmode=$(val boot_mode | sed -n 's/^[^(]*(\([a-z]*\)).*/\1/p')
+	echo "Boot: dracut initramfs (\"$(sed -n 's/^boot_log dracut: //p' "$out" | head -n 1)\"), root=/dev/vda (ext4 on virtio-blk)"
+	echo
+	echo "0. At boot: the initramfs's pre-pivot hook, before the root's init"
+	echo "   $(val pgconf)"
+	echo "   preempt-policy in the kernel log:"
+	sed -n 's/^boot_log \(preempt-policy: .*\)/     \1/p' "$out"
+	# Every preempt-policy line must come before the root's init started.
+	late=$(sed -n 's/^boot_log //p' "$out" |
+		awk '/^rootinit: started/ { seen = 1 }
+		     /^preempt-policy: / { if (seen) late++; else early++ }
+		     END { print (seen ? 0 + early " " 0 + late : "noinit") }')
+	case "$late" in
+	noinit) echo "   (the root's init did not mark its start in the kernel log)" ;;
+	*" 0") echo "   all ${late% *} lines were logged before the root's init started" ;;
+	*) echo "   WARNING: ${late#* } preempt-policy lines came after the root's init started" ;;
+	esac
+	echo "   /run/preempt-policy/status as the root sees it: $(val boot_status)"
+	bsrc=$(val boot_mode | sed -n 's/.*(\([a-z]*\))$/\1/p')
+	echo "   mode when the root's init started: ${bmode:-unknown} ($bsrc: \"$(val boot_mode | sed 's/ ([a-z]*)$//')\")"
+fi
 echo
 echo "1. shared_buffers in 4 KiB pages (huge_pages=off)"
 if grep -q '^warn1 ' "$out"; then
@@ -145,6 +229,8 @@ b2=$(bench_line hugepages)
 echo
 echo "2. pgbench simple-update ($(val params | sed 's/.*clients=\([0-9]*\).*/\1/') clients on $(val cpus) vCPUs)"
 printf '   %-34s %-10s %10s %12s %7s\n' "run" "mode" "tps" "latency ms" "failed"
+[ -z "$(val baseline_switch)" ] ||
+	echo "   (for the first run the guest switched back to the kernel's default, $(val baseline_switch))"
 [ -z "$b0" ] || printf '   %-34s %-10s %10s %12s %7s\n' "huge_pages=off, kernel default" \
 	"$(field "$b0" 1)" "$(field "$b0" 2)" "$(field "$b0" 3)" "$(field "$b0" 4)"
 [ -z "$b1" ] || printf '   %-34s %-10s %10s %12s %7s\n' "huge_pages=off, policy applied" \

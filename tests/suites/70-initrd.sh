@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Boot integration of preempt-policy (initrd/): lint, install layout, a real
-# dracut initramfs booted in QEMU on x86_64, and the same hook sourced in
-# the rig's busybox guest on arm64 (dracut on this x86_64 host packs x86_64
-# binaries: see initrd/README.md). Every case boots to the real root's
+# dracut initramfs booted in QEMU on x86_64 (the host's binaries) and on
+# arm64 (dracut --sysroot with arm64 Debian packages and a cross ldd:
+# tests/initrd/mkdracut.sh), and the same hook sourced in the rig's
+# busybox guest on arm64 for the cases a dracut image cannot set up
+# (fault injection, initramfs-tools). Every case boots to the real root's
 # init, which reads the preemption mode first thing and marks its start in
 # the kernel log; the checks are on that mode, the tool's exit status left
 # in /run, and the preempt-policy lines (all before the root's init).
@@ -155,16 +157,32 @@ run_cases() {
 	done
 }
 
-# x86_64: a real dracut initramfs, the real root on virtio-blk.
+# A real dracut initramfs, the real root on virtio-blk.
 boot_dracut() {
-	mkroot=$work/root-$3.img
-	if ! "$T/mkroot.sh" x86_64 "$mkroot" "$3" >"$5.mkroot" 2>&1; then
+	mkroot=$work/root-$1-$3.img
+	if ! "$T/mkroot.sh" "$1" "$mkroot" "$3" >"$5.mkroot" 2>&1; then
 		cat "$5.mkroot" >"$5"
 		return 125
 	fi
-	"$RIG/guest-run.sh" --arch x86_64 --kernel "$2" --initrd "$work/dracut-x86_64.img" \
+	"$RIG/guest-run.sh" --arch "$1" --kernel "$2" --initrd "$work/dracut-$1.img" \
 		--disk "$mkroot" --timeout 180 --log "$5.console" \
 		--append "root=/dev/vda rw rootfstype=ext4 rd.skipfsck $4" >"$5" 2>"$5.err"
+}
+
+# check_dracut_image ARCH: the module's files are in the initramfs.
+check_dracut_image() {
+	list=$(lsinitrd "$work/dracut-$1.img" 2>/dev/null)
+	missing=
+	for f in usr/sbin/preempt-policy etc/preempt-policy.conf \
+		hooks/pre-pivot/60-preempt-policy-hook.sh \
+		preempt-policy/preempt-policy-lib.sh; do
+		printf '%s\n' "$list" | grep -q "$f\$" || missing="$missing $f"
+	done
+	if [ -z "$missing" ]; then
+		ok "$1 dracut builds an initramfs with 55preempt-policy (binary, policy, pre-pivot hook)"
+	else
+		not_ok "$1 dracut initramfs lacks:$missing"
+	fi
 }
 
 # arm64: the rig's busybox initramfs, the same hook and library sourced
@@ -185,18 +203,7 @@ elif ! out=$("$T/mkdracut.sh" "$work/dracut-x86_64.img" "$bin" "$T/initrd-conf" 
 	not_ok "x86_64 dracut builds an initramfs with 55preempt-policy"
 	diag "$out"
 else
-	list=$(lsinitrd "$work/dracut-x86_64.img" 2>/dev/null)
-	missing=
-	for f in usr/sbin/preempt-policy etc/preempt-policy.conf \
-		hooks/pre-pivot/60-preempt-policy-hook.sh \
-		preempt-policy/preempt-policy-lib.sh; do
-		printf '%s\n' "$list" | grep -q "$f\$" || missing="$missing $f"
-	done
-	if [ -z "$missing" ]; then
-		ok "x86_64 dracut builds an initramfs with 55preempt-policy (binary, policy, pre-pivot hook)"
-	else
-		not_ok "x86_64 dracut initramfs lacks:$missing"
-	fi
+	check_dracut_image x86_64
 	run_cases x86_64 boot_dracut "$cases"
 fi
 
@@ -216,4 +223,19 @@ else
 	cp -a $T/roots $T/initrd-conf "$g/"
 	run_cases arm64 boot_busybox "$cases
 $arm64_faults"
+
+	# And a real arm64 dracut initramfs: dracut --sysroot with arm64
+	# Debian packages, libraries found by cross-ldd.sh (mkdracut.sh).
+	# Two cases; the busybox ones above cover the rest on arm64.
+	if ! command -v dracut >/dev/null; then
+		skip "arm64 dracut initramfs" "dracut is not installed"
+	elif ! out=$("$T/mkdracut.sh" --arch arm64 "$work/dracut-arm64.img" "$bin" \
+		"$T/initrd-conf" 2>&1); then
+		not_ok "arm64 dracut --sysroot builds an initramfs with 55preempt-policy"
+		diag "$(printf '%s\n' "$out" | tail -n 20)"
+	else
+		check_dracut_image arm64
+		run_cases arm64 boot_dracut "$(printf '%s\n' "$cases" |
+			grep -E '^(picks-none|unpatched-kernel)	' | sed 's/^/dracut-/')"
+	fi
 fi

@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkpgroot.sh ARCH BINARY SB_MB MIN_SHM
+# Build (or reuse) the real root file system "make run" boots into: an ext4
+# image (mke2fs -d, no root privileges needed) for virtio-blk with
+# - PostgreSQL 15 and pgbench for ARCH (tests/pg/mkrootfs.sh's root fs),
+# - Debian's static busybox and tests/run/root-init as /sbin/init,
+# - a Debian-layout cluster, /etc/postgresql/15/main/postgresql.conf, with
+#   shared_buffers = SB_MB MB and huge_pages = off (the data directory is
+#   created by initdb in the guest),
+# - the site policy /etc/preempt-policy.conf, whose PostgreSQL threshold is
+#   MIN_SHM (a policy size, e.g. 256M): the guest's buffer pool is far
+#   below the built-in 1 GiB, so the policy is scaled to the guest as the
+#   kernel's shmem_hugepage_warn= is,
+# - preempt-policy (the static BINARY) in /usr/sbin and the guest script
+#   (tests/run/guest-main.sh, tests/pg/guest-lib.sh) in
+#   /usr/local/lib/preempt-run.
+# Prints the image's path. The guest writes to its root, so boot a copy.
+#
+# Cached in $PREEMPT_CACHE/pgroot/ARCH, keyed by every input (the root
+# fs's own key, busybox, the scripts, BINARY, SB_MB, MIN_SHM and this
+# script): rebuilt only when one of them changes.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/rig/lib.sh"
+
+[ $# -eq 4 ] || die "usage: mkpgroot.sh ARCH BINARY SB_MB MIN_SHM"
+arch=$1 bin=$2 sb=$3 minshm=$4
+case "$arch" in
+arm64 | x86_64) ;;
+*) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
+esac
+[ -x "$bin" ] || die "no preempt-policy binary '$bin'"
+case "$sb" in
+'' | *[!0-9]*) die "shared_buffers '$sb' is not a number of MB" ;;
+esac
+case "$minshm" in
+[0-9]*[KMGT] | [0-9]*[KMGT]iB) ;;
+*) die "threshold '$minshm' is not a size like 256M or 1GiB" ;;
+esac
+case "${minshm%%[KMGTi]*}" in
+*[!0-9]*) die "threshold '$minshm' is not a size like 256M or 1GiB" ;;
+esac
+
+cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+out=$cache/pgroot/$arch
+debs=$cache/debs/$arch
+mkdir -p "$out"
+here=$top/tests/run
+pgrootfs=$("$top/tests/pg/mkrootfs.sh" "$arch") || die "tests/pg/mkrootfs.sh $arch failed"
+# mkrootfs.sh fetched busybox-static.
+bb=
+for f in "$debs"/busybox-static_*.deb; do
+	[ -f "$f" ] && bb=$f
+done
+[ -n "$bb" ] || die "no busybox-static .deb in $debs"
+
+key=$( {
+	cat "${pgrootfs%/*}/key" "$0" "$here/root-init" "$here/guest-main.sh" \
+		"$top/tests/pg/guest-lib.sh" "$bin"
+	echo "$bb $sb $minshm"
+} | sha256sum | cut -c1-16)
+if [ -f "$out/root.img" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
+	printf '%s\n' "$out/root.img"
+	exit 0
+fi
+note "building the $arch PostgreSQL root image (shared_buffers ${sb}MB)"
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+root=$stage/root
+mkdir -p "$root"
+(cd "$root" && cpio --quiet -idm --no-absolute-filenames) <"$pgrootfs" ||
+	die "unpacking $pgrootfs failed"
+dpkg -x "$bb" "$stage/bb"
+mkdir -p "$root/bin" "$root/sbin" "$root/usr/sbin" "$root/proc" "$root/sys" \
+	"$root/dev" "$root/run" "$root/tmp" "$root/root" \
+	"$root/usr/local/lib/preempt-run" "$root/etc/postgresql/15/main"
+chmod 1777 "$root/tmp"
+cp "$stage/bb/bin/busybox" "$root/bin/busybox"
+cp "$here/root-init" "$root/sbin/init"
+cp "$bin" "$root/usr/sbin/preempt-policy"
+chmod 0755 "$root/sbin/init" "$root/usr/sbin/preempt-policy"
+t=$root/usr/local/lib/preempt-run
+cp "$here/guest-main.sh" "$t/run"
+cp "$top/tests/pg/guest-lib.sh" "$t/"
+chmod 0755 "$t/run"
+
+# The cluster as Debian's pg_createcluster lays it out: configuration in
+# /etc, data in /var/lib. initdb's pg_hba.conf (-A trust) stays in the data
+# directory, hence hba_file and ident_file.
+cat >"$root/etc/postgresql/15/main/postgresql.conf" <<EOF
+# The "make run" cluster: a buffer pool that is large for the guest, in
+# 4 KiB pages (huge_pages = off).
+data_directory = '/var/lib/postgresql/15/main'
+hba_file = '/var/lib/postgresql/15/main/pg_hba.conf'
+ident_file = '/var/lib/postgresql/15/main/pg_ident.conf'
+shared_buffers = ${sb}MB
+huge_pages = off
+EOF
+cat >"$root/etc/preempt-policy.conf" <<EOF
+# Site policy of the "make run" guest: the built-in rules, with the
+# PostgreSQL threshold scaled from 1 GiB to the guest's RAM.
+rule guest-pg-shm: pg_shm_without_hugepages >= $minshm -> none
+rule shm-hugepage-warnings: shm_warn_count > 0 -> none
+default = keep
+EOF
+echo guest >"$root/etc/hostname"
+
+# Room for the data directory: initdb, pgbench -i and the WAL of the runs
+# take a few hundred MB. The image is sparse.
+rm -f "$out/root.img.tmp"
+mke2fs -q -t ext4 -L pgroot -d "$root" -F "$out/root.img.tmp" 2G >/dev/null ||
+	die "mke2fs -d failed"
+mv "$out/root.img.tmp" "$out/root.img"
+echo "$key" >"$out/key"
+note "$(du -m "$out/root.img" | cut -f1) MB used of 2 GB"
+printf '%s\n' "$out/root.img"
