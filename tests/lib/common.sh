@@ -54,6 +54,20 @@ kernel_image() {
 	esac
 }
 
+# check_variant ARCH: the patched kernel make check boots on ARCH. arm64
+# boots the debug build (the series plus lockdep, atomic-sleep checks and
+# KASAN), so every arm64 guest test doubles as a splat check (guest-run.sh
+# fails on one) and the stress test runs on a debug kernel, without a fifth
+# kernel build in check's time budget. x86_64 boots the plain patched build.
+# make run and make bench use the plain builds on both. CHECK_VARIANT_ARM64
+# and CHECK_VARIANT_X86_64 override.
+check_variant() {
+	case "$1" in
+	arm64) echo "${CHECK_VARIANT_ARM64:-debug}" ;;
+	x86_64) echo "${CHECK_VARIANT_X86_64:-patched}" ;;
+	esac
+}
+
 # Cross compiler for static guest binaries.
 guest_cc() {
 	case "$1" in

@@ -23,7 +23,8 @@
 # Environment: RIG_QEMU_X86_64 another qemu-system-x86_64 to run (for
 # example the launcher tests/rig/fetch-qemu.sh prints).
 # Exit status: the guest script's; 124 timeout; 125 no status came back
-# (crash, panic, rig failure).
+# (crash, panic, rig failure); 126 the guest passed but the kernel log has
+# a splat (WARNING, BUG, KASAN, lockdep, ...).
 set -eu
 rig=$(cd "$(dirname "$0")" && pwd)
 . "$rig/lib.sh"
@@ -120,5 +121,15 @@ if [ -z "$status" ]; then
 	note "no exit status came back (qemu exit $qemu_rc); console log tail:"
 	tail -n 30 "$log" >&2
 	exit 125
+fi
+# A guest that passed its own checks still fails on a kernel splat: the
+# debug kernels (lockdep, atomic-sleep checks, KASAN) report problems in
+# the log and carry on. Stalls and hung tasks are left out: under TCG on a
+# busy host they are emulation speed, not bugs.
+splat='WARNING: CPU:|BUG:|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|scheduling while atomic|list_(add|del) corruption|refcount_t:'
+if [ "$status" -eq 0 ] && grep -Eq "$splat" "$log"; then
+	note "the guest passed but the kernel log has a splat:"
+	grep -E -m 5 -A 8 "$splat" "$log" >&2
+	exit 126
 fi
 exit "$status"

@@ -7,7 +7,7 @@
 . tests/lib/boot.sh
 
 for arch in arm64 x86_64; do
-	for variant in base patched; do
+	for variant in base $(check_variant "$arch"); do
 		if [ ! -f "$(kernel_image "$arch" "$variant")" ]; then
 			not_ok "$arch $variant boots (no kernel image; see the build suite)"
 			continue
@@ -37,14 +37,34 @@ for arch in arm64 x86_64; do
 				diag "$report"
 			fi
 			;;
-		patched)
+		*)
 			if [ "$mode" = none ]; then
-				ok "$arch patched kernel runs preempt=none"
+				ok "$arch patched ($variant) kernel runs preempt=none"
 			else
-				not_ok "$arch patched kernel runs preempt=none (mode '$mode')"
+				not_ok "$arch patched ($variant) kernel runs preempt=none (mode '$mode')"
 				diag "$report"
 			fi
 			;;
 		esac
 	done
 done
+
+# The rig must not let a kernel splat pass: a guest script that succeeds
+# after a WARNING-shaped record in the kernel log must come back as 126.
+arch=arm64
+kernel=$(kernel_image $arch "$(check_variant $arch)")
+if [ -f "$kernel" ]; then
+	splat=$(mktemp -d)
+	printf '#!/bin/sh\necho "<4>WARNING: CPU: 0 PID: 1 at rig-selftest" >/dev/kmsg\nexit 0\n' \
+		>"$splat/run"
+	chmod 0755 "$splat/run"
+	rc=0
+	"$RIG/guest-run.sh" --arch $arch --kernel "$kernel" --timeout 120 "$splat" \
+		>/dev/null 2>&1 || rc=$?
+	if [ "$rc" -eq 126 ]; then
+		ok "rig fails a passing guest whose kernel log has a splat (exit 126)"
+	else
+		not_ok "rig fails a passing guest whose kernel log has a splat (exit $rc, want 126)"
+	fi
+	rm -rf "$splat"
+fi

@@ -6,7 +6,7 @@
 # values, non-root writes), and the latency proof that none defers
 # preemption of a task busy in a system call. The unpatched kernel must fail
 # the same boot tests, so they can fail. A mode-switch stress run under
-# load on both arches.
+# load on both arches; on arm64 on the debug kernel (check_variant).
 #
 # x86_64 guests run on the QEMU pinned in configs/qemu-x86.lock: Debian
 # 12's QEMU 7.2 leaves a stale int3 behind text_poke_bp under
@@ -27,7 +27,7 @@ else
 	unset RIG_QEMU_X86_64
 fi
 for arch in arm64 x86_64; do
-	patched=$(kernel_image "$arch" patched)
+	patched=$(kernel_image "$arch" "$(check_variant "$arch")")
 	base=$(kernel_image "$arch" base)
 	if [ ! -f "$patched" ]; then
 		not_ok "$arch mode tests (no patched kernel; see the build suite)"
@@ -49,11 +49,12 @@ done
 
 # stress ARCH SWITCHES: switch through sysfs and debugfs under load.
 stress() {
-	if [ ! -f "$(kernel_image "$1" patched)" ]; then
-		not_ok "$1 mode-switch stress under load (no patched kernel)"
+	st_kernel=$(kernel_image "$1" "$(check_variant "$1")")
+	if [ ! -f "$st_kernel" ]; then
+		not_ok "$1 mode-switch stress under load (no kernel $st_kernel)"
 		return
 	fi
-	SWITCHES=$2 tests/kernel/run.sh -k "$ksrc" "$1" "$(kernel_image "$1" patched)" \
+	SWITCHES=$2 tests/kernel/run.sh -k "$ksrc" "$1" "$st_kernel" \
 		stress 2>"$BUILD/stress-$1.err" ||
 		not_ok "$1 mode-switch stress under load (see $BUILD/stress-$1.err)"
 }

@@ -14,7 +14,7 @@ for arch in arm64 x86_64; do
 		diag "$(tail -n 20 "$BUILD/hugewarn-build-$arch.log")"
 		continue
 	fi
-	patched=$(kernel_image "$arch" patched)
+	patched=$(kernel_image "$arch" "$(check_variant "$arch")")
 	base=$(kernel_image "$arch" base)
 	if [ ! -f "$patched" ]; then
 		not_ok "$arch hugewarn tests (no patched kernel; see the build suite)"

@@ -140,6 +140,7 @@ run_cases() {
 	rc_arch=$1 rc_runner=$2
 	printf '%s\n' "$3" | while IFS='	' read -r name variant fixture append mode status logs; do
 		[ "$append" = - ] && append=
+		[ "$variant" = base ] || variant=$(check_variant "$rc_arch")
 		kernel=$(kernel_image "$rc_arch" "$variant")
 		if [ ! -f "$kernel" ]; then
 			not_ok "$rc_arch $name: no $variant kernel image (make kernel-$rc_arch-$variant)"

@@ -7,13 +7,13 @@
 # (tests/pg/guest-check.sh); this side builds what the guest needs and
 # passes its lines through.
 #
-# PG_ARCH (arm64) and PG_VARIANT (patched) pick another kernel, e.g.
+# PG_ARCH (arm64) and PG_VARIANT (check_variant's) pick another kernel, e.g.
 # PG_VARIANT=base to see what the unpatched kernel fails; PG_KERNEL names an
 # image directly.
 . tests/lib/common.sh
 
 arch=${PG_ARCH:-arm64}
-variant=${PG_VARIANT:-patched}
+variant=${PG_VARIANT:-$(check_variant "$arch")}
 kernel=${PG_KERNEL:-$(kernel_image "$arch" "$variant")}
 [ -z "${PG_KERNEL:-}" ] || variant=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")")
 work=$BUILD/pg
