@@ -54,63 +54,16 @@ debs=$(cd "$debs" && pwd)
 # The index (refreshed daily) and dracut-core, for its dracut-util.
 "$top/tests/rig/fetch-debs.sh" "$arch" "$debs" dracut-core
 
-state=$debs/.apt
-aptc() {
-	apt-cache -o APT::Architecture="$debarch" -o APT::Architectures="$debarch" \
-		-o Dir::Etc::SourceList="$state/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$state/lists" \
-		-o Dir::Cache="$state/cache" -o Dir::State::Status=/dev/null \
-		-o Debug::NoLocking=1 -q "$@"
-}
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# skipped NAME: 0 when NAME matches SKIP
-skipped() {
-	for pat in $SKIP; do
-		# shellcheck disable=SC2254
-		case "$1" in $pat) return 0 ;; esac
-	done
-	return 1
-}
-
-# --- the dependency closure (first installable alternative of each) ------------
-aptc pkgnames | LC_ALL=C sort -u >"$work/names"
-: >"$work/seen"
-todo=$ROOTS
-while [ -n "$todo" ]; do
-	for p in $todo; do echo "$p"; done >>"$work/seen"
-	# shellcheck disable=SC2086
-	aptc show --no-all-versions $todo >"$work/show" ||
-		die "apt-cache show failed for: $todo"
-	sed -n 's/^\(Pre-\)\{0,1\}Depends: //p' "$work/show" | tr ',' '\n' |
-		sed -e 's/([^)]*)//g' -e 's/:any//g' -e 's/[[:space:]]//g' \
-			-e '/^$/d' | LC_ALL=C sort -u >"$work/deps"
-	todo=
-	while IFS= read -r alts; do
-		pick=
-		for alt in $(printf '%s\n' "$alts" | tr '|' ' '); do
-			skipped "$alt" && continue
-			if grep -qx -e "$alt" "$work/names"; then
-				pick=$alt
-				break
-			fi
-		done
-		[ -n "$pick" ] || continue
-		grep -qx -e "$pick" "$work/seen" && continue
-		case " $todo " in *" $pick "*) continue ;; esac
-		todo="$todo $pick"
-	done <"$work/deps"
-	todo=${todo# }
-done
-# shellcheck disable=SC2046
-aptc show --no-all-versions $(LC_ALL=C sort -u "$work/seen") dracut-core |
-	awk '/^Package: /{p=$2} /^Version: /{print p "=" $2}' |
-	LC_ALL=C sort -u >"$work/pkgs"
+{
+	"$top/tests/rig/deb-closure.sh" list "$arch" "$debs" "$ROOTS" "$SKIP"
+	"$top/tests/rig/deb-closure.sh" list "$arch" "$debs" dracut-core "*"
+} | LC_ALL=C sort -u >"$work/pkgs"
 
 key=$( {
-	cat "$work/pkgs" "$0"
+	cat "$work/pkgs" "$0" "$top/tests/rig/deb-closure.sh"
 	cat "$hostdracut/dracut-version.sh" 2>/dev/null
 } | sha256sum | cut -c1-16)
 if [ -d "$out/root" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
@@ -120,24 +73,11 @@ fi
 note "building the $arch dracut sysroot ($(wc -l <"$work/pkgs") packages)"
 
 # --- download and unpack ----------------------------------------------------------
-# shellcheck disable=SC2046
-"$top/tests/rig/fetch-debs.sh" "$arch" "$debs" $(sed 's/=.*//' "$work/pkgs")
-# debfile PKG VER: the downloaded .deb
-debfile() {
-	df_file=$debs/$(printf '%s_%s_' "$1" "$2" | sed 's/:/%3a/')
-	df_deb=
-	for f in "$df_file"*.deb; do
-		[ -f "$f" ] && df_deb=$f
-	done
-	[ -n "$df_deb" ] || die "no .deb for $1=$2 in $debs"
-	printf '%s\n' "$df_deb"
-}
 root=$work/root
-mkdir -p "$root"
-while IFS="=" read -r pkg ver; do
-	[ "$pkg" = dracut-core ] && continue
-	dpkg -x "$(debfile "$pkg" "$ver")" "$root"
-done <"$work/pkgs"
+grep -v '^dracut-core=' "$work/pkgs" >"$work/sysroot.pkgs"
+"$top/tests/rig/deb-closure.sh" unpack "$arch" "$debs" "$work/sysroot.pkgs" "$root"
+grep '^dracut-core=' "$work/pkgs" >"$work/dracut.pkgs"
+"$top/tests/rig/deb-closure.sh" unpack "$arch" "$debs" "$work/dracut.pkgs" "$work/dracut-core"
 
 # Absolute symbolic links (/lib/systemd/systemd-udevd -> /bin/udevadm)
 # would be followed on the host by dracut's own tests ([[ -x ]]) and lead
@@ -157,7 +97,6 @@ done
 
 # dracut: the host's scripts and dracut-install, ARCH's dracut-util.
 ver=$(sed -n 's/^dracut-core=//p' "$work/pkgs")
-dpkg -x "$(debfile dracut-core "$ver")" "$work/dracut-core"
 [ -f "$work/dracut-core/usr/lib/dracut/dracut-util" ] ||
 	die "dracut-core $ver for $debarch has no /usr/lib/dracut/dracut-util"
 rm -rf "$root/usr/lib/dracut"

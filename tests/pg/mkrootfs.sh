@@ -32,8 +32,8 @@ fi
 [ $# -eq 1 ] || die "usage: mkrootfs.sh [--list] ARCH"
 arch=$1
 case "$arch" in
-arm64) debarch=arm64 triplet=aarch64-linux-gnu ;;
-x86_64) debarch=amd64 triplet=x86_64-linux-gnu ;;
+arm64) triplet=aarch64-linux-gnu ;;
+x86_64) triplet=x86_64-linux-gnu ;;
 *) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
 esac
 
@@ -57,65 +57,18 @@ debs=$(cd "$debs" && pwd)
 # needs anyway.
 "$top/tests/rig/fetch-debs.sh" "$arch" "$debs" busybox-static
 
-state=$debs/.apt
-aptc() {
-	apt-cache -o APT::Architecture="$debarch" -o APT::Architectures="$debarch" \
-		-o Dir::Etc::SourceList="$state/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$state/lists" \
-		-o Dir::Cache="$state/cache" -o Dir::State::Status=/dev/null \
-		-o Debug::NoLocking=1 -q "$@"
-}
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# --- the dependency closure ----------------------------------------------------
-aptc pkgnames | LC_ALL=C sort -u >"$work/names"
-: >"$work/seen"
-todo=$ROOTS
-while [ -n "$todo" ]; do
-	for p in $todo; do echo "$p"; done >>"$work/seen"
-	# shellcheck disable=SC2086
-	aptc show --no-all-versions $todo >"$work/show" ||
-		die "apt-cache show failed for: $todo"
-	# One line per dependency: its alternatives, names only.
-	sed -n 's/^\(Pre-\)\{0,1\}Depends: //p' "$work/show" | tr ',' '\n' |
-		sed -e 's/([^)]*)//g' -e 's/:any//g' -e 's/[[:space:]]//g' \
-			-e '/^$/d' | LC_ALL=C sort -u >"$work/deps"
-	todo=
-	while IFS= read -r alts; do
-		pick=
-		skipped=
-		for alt in $(printf '%s\n' "$alts" | tr '|' ' '); do
-			for pat in $SKIP; do
-				# shellcheck disable=SC2254
-				case "$alt" in $pat) skipped=1 ;; esac
-			done
-		done
-		[ -z "$skipped" ] || continue
-		for alt in $(printf '%s\n' "$alts" | tr '|' ' '); do
-			if grep -qx -e "$alt" "$work/names"; then
-				pick=$alt
-				break
-			fi
-		done
-		[ -n "$pick" ] || die "no installable package for dependency '$alts'"
-		grep -qx -e "$pick" "$work/seen" && continue
-		case " $todo " in *" $pick "*) continue ;; esac
-		todo="$todo $pick"
-	done <"$work/deps"
-	todo=${todo# }
-done
-# shellcheck disable=SC2046
-aptc show --no-all-versions $(LC_ALL=C sort -u "$work/seen") |
-	awk '/^Package: /{p=$2} /^Version: /{print p "=" $2}' |
-	LC_ALL=C sort -u >"$work/pkgs"
+# The programs must all run: --strict.
+"$top/tests/rig/deb-closure.sh" list --strict "$arch" "$debs" "$ROOTS" "$SKIP" \
+	>"$work/pkgs"
 if [ -n "$list_only" ]; then
 	cat "$work/pkgs"
 	exit 0
 fi
 
-key=$( { cat "$work/pkgs"; cat "$0"; } | sha256sum | cut -c1-16)
+key=$( { cat "$work/pkgs" "$0" "$top/tests/rig/deb-closure.sh"; } | sha256sum | cut -c1-16)
 if [ -f "$out/rootfs.cpio" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
 	printf '%s\n' "$out/rootfs.cpio"
 	exit 0
@@ -123,19 +76,8 @@ fi
 note "building the $arch PostgreSQL root fs ($(wc -l <"$work/pkgs") packages)"
 
 # --- download and unpack ----------------------------------------------------------
-# shellcheck disable=SC2046
-"$top/tests/rig/fetch-debs.sh" "$arch" "$debs" $(sed 's/=.*//' "$work/pkgs")
 root=$work/root
-mkdir -p "$root"
-while IFS="=" read -r pkg ver; do
-	file=$debs/$(printf '%s_%s_' "$pkg" "$ver" | sed 's/:/%3a/')
-	deb=
-	for f in "$file"*.deb; do
-		[ -f "$f" ] && deb=$f
-	done
-	[ -n "$deb" ] || die "no .deb for $pkg=$ver in $debs"
-	dpkg -x "$deb" "$root"
-done <"$work/pkgs"
+"$top/tests/rig/deb-closure.sh" unpack "$arch" "$debs" "$work/pkgs" "$root"
 
 # --- trim -------------------------------------------------------------------------
 rm -rf "$root/usr/share/doc" "$root/usr/share/man" "$root/usr/share/info" \
