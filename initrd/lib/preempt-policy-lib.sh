@@ -83,6 +83,31 @@ pp_current_mode() {
 	echo "$_pp_mode"
 }
 
+# pp_read_cmdline: from the kernel command line, set _pp_policy to the
+# value of the last preempt.policy= word and _pp_rd_debug to 1 when rd.debug
+# is on. Shell built-ins only: dracut-lib's getarg executes dracut-getarg
+# on every call, several milliseconds each in a small guest.
+pp_read_cmdline() {
+	_pp_policy='' _pp_rd_debug='' _pp_cmdline=''
+	IFS= read -r _pp_cmdline </proc/cmdline 2>/dev/null
+	# Words, not file names: no globbing, and leave the option as found
+	# (dracut sources this into its own shell).
+	case $- in
+	*f*) _pp_noglob= ;;
+	*) _pp_noglob=1 && set -f ;;
+	esac
+	for _pp_w in $_pp_cmdline; do
+		case "$_pp_w" in
+		preempt.policy=*) _pp_policy=${_pp_w#preempt.policy=} ;;
+		rd.debug | rd.debug=1 | rd.debug=yes | rd.debug=on) _pp_rd_debug=1 ;;
+		rd.debug=*) _pp_rd_debug= ;;
+		esac
+	done
+	[ -z "$_pp_noglob" ] || set +f
+	unset _pp_w _pp_noglob _pp_cmdline
+	return 0
+}
+
 # pp_has_policy DIR: DIR/preempt-policy.conf or DIR/preempt-policy.d/*.conf
 pp_has_policy() {
 	[ -f "$1/preempt-policy.conf" ] && return 0

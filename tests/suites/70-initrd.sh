@@ -21,7 +21,7 @@ check "initrd scripts are shellcheck clean (POSIX sh)" shellcheck -s sh \
 	initrd/initramfs-tools/hooks/preempt-policy \
 	initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
 	$T/*.sh $T/root-init $T/guest/run $T/guest/fault-* \
-	$T/guest/dracut-lib-stub.sh tests/suites/70-initrd.sh
+	tests/suites/70-initrd.sh
 
 spdx_missing() {
 	find initrd tests/initrd tests/suites/70-initrd.sh -type f |
@@ -187,7 +187,7 @@ check_dracut_image() {
 }
 
 # arm64: the rig's busybox initramfs, the same hook and library sourced
-# by tests/initrd/guest/run with a dracut-lib stub.
+# by tests/initrd/guest/run.
 boot_busybox() {
 	"$RIG/guest-run.sh" --arch arm64 --kernel "$2" --timeout 120 \
 		--log "$5.console" --append "pp_root=$3 $4" "$work/guest-arm64" \
@@ -216,7 +216,7 @@ else
 	g=$work/guest-arm64
 	rm -rf "$g"
 	mkdir -p "$g"
-	cp $T/guest/run $T/guest/dracut-lib-stub.sh $T/guest/fault-crash \
+	cp $T/guest/run $T/guest/fault-crash \
 		$T/guest/fault-hang initrd/lib/preempt-policy-lib.sh \
 		initrd/dracut/55preempt-policy/preempt-policy-hook.sh "$bin" "$g/"
 	cp initrd/initramfs-tools/scripts/init-bottom/preempt-policy \

@@ -10,21 +10,23 @@
 #   preempt.policy=off    this hook does nothing
 #   preempt.policy=MODE   forces MODE (handled by the tool)
 #   preempt.policy=debug  verbose, as is rd.debug
-# shellcheck source=/dev/null
-command -v getarg >/dev/null 2>&1 || . /lib/dracut-lib.sh
 # shellcheck source=../../lib/preempt-policy-lib.sh
 . "${PREEMPT_POLICY_LIB:-/lib/preempt-policy/preempt-policy-lib.sh}"
 
 pp_dracut_hook() {
-	if ! getargbool 1 preempt.policy; then
+	pp_read_cmdline
+	case "$_pp_policy" in
+	off | 0 | no)
 		pp_log 5 "disabled by preempt.policy=off; not run"
 		return 0
-	fi
+		;;
+	esac
 	_pp_dbg=
-	[ "$(getarg preempt.policy=)" = debug ] && _pp_dbg=1
-	getargbool 0 rd.debug && _pp_dbg=1
+	if [ "$_pp_policy" = debug ] || [ -n "$_pp_rd_debug" ]; then
+		_pp_dbg=1
+	fi
 	pp_apply "${NEWROOT:-/sysroot}" "$_pp_dbg"
-	unset _pp_dbg
+	unset _pp_dbg _pp_policy _pp_rd_debug
 	return 0
 }
 
