@@ -7,8 +7,12 @@
 #   BOOT_NS    CLOCK_BOOTTIME when this script starts: kernel start to the
 #              rig's /init having mounted proc, sysfs, devtmpfs, debugfs and
 #              the tmpfs (plus /init finding its port, a few shell lines).
-#              A distribution's initramfs reaches pre-pivot much later, so
-#              this minimal boot makes the ratio an upper bound.
+#              A distribution's initramfs reaches pre-pivot much later:
+#              this is the share on the smallest possible boot, the upper
+#              bound row of (d). It is no bound on the hook's own cost: in
+#              a real dracut boot (bash, dynamically linked commands, the
+#              root on a disk) the hook costs several times more, which is
+#              why (d) judges its goal on tests/bench/dracut-bootcost.sh.
 #   POLICY_NS  the dracut hook's work, done as the hook does it: source
 #              initrd/lib/preempt-policy-lib.sh and run pp_apply on a real
 #              root (./root: policy/tests/fixtures/root-pg-big, a Debian

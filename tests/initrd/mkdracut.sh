@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkdracut.sh [--arch ARCH] OUT.img BINARY [CONFDIR]
+# mkdracut.sh [--arch ARCH] [--without-policy] OUT.img BINARY [CONFDIR]
 # Build a real dracut initramfs with the host's dracut, holding the
 # 55preempt-policy module as `make -C initrd install` lays it out, the
 # static preempt-policy BINARY, and the policy from CONFDIR
 # (preempt-policy.conf, preempt-policy.d/) if given. Modules: base,
 # rootfs-block, preempt-policy (and what they pull in: udev-rules, fs-lib).
+#
+# --without-policy: the same image without 55preempt-policy (modules base
+# and rootfs-block only, same dracut, sysroot and options): the baseline
+# of "make bench" part (d), which boots both and times the difference.
 #
 # ARCH (default: the host's) is the guest's architecture:
 # - the host's (x86_64): dracut packs the host's own binaries.
@@ -25,7 +29,7 @@
 # module), an empty --confdir, its own --tmpdir and --no-kernel (the test
 # kernels have virtio-blk, ext4 and devtmpfs built in).
 set -eu
-usage="usage: mkdracut.sh [--arch arm64|x86_64] OUT.img BINARY [CONFDIR]"
+usage="usage: mkdracut.sh [--arch arm64|x86_64] [--without-policy] OUT.img BINARY [CONFDIR]"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/initrd
 hostdracut=/usr/lib/dracut
@@ -35,11 +39,21 @@ aarch64) hostarch=arm64 ;;
 *) hostarch=$(uname -m) ;;
 esac
 arch=$hostarch
-if [ "${1:-}" = --arch ]; then
-	[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
-	arch=$2
-	shift 2
-fi
+modules="base rootfs-block preempt-policy"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch)
+		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		arch=$2
+		shift 2
+		;;
+	--without-policy)
+		modules="base rootfs-block"
+		shift
+		;;
+	*) break ;;
+	esac
+done
 case "$arch" in
 arm64 | x86_64) ;;
 *) echo "mkdracut.sh: unsupported ARCH '$arch' (arm64, x86_64)" >&2; exit 2 ;;
@@ -142,7 +156,7 @@ dracutbasedir=$base dracut --quiet --force --no-kernel --no-hostonly \
 	--no-hostonly-cmdline --conf "$work/dracut.conf" \
 	--confdir "$work/conf.d" --tmpdir "$work/tmp" \
 	${sysroot:+--sysroot "$sysroot"} \
-	--modules "base rootfs-block preempt-policy" \
+	--modules "$modules" \
 	--omit "systemd dracut-systemd plymouth i18n" \
 	--add-drivers "" --no-compress --no-early-microcode \
 	"$out.tmp" "7.3.0-rig" >&2

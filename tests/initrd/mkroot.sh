@@ -1,18 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkroot.sh ARCH OUT.img FIXTURE
+# mkroot.sh ARCH OUT.img FIXTURE [EXTRA]
 # An ext4 root file system image (mke2fs -d, no root privileges needed):
 # Debian's static busybox for ARCH, tests/initrd/root-init as /sbin/init,
-# and the files of tests/initrd/roots/FIXTURE (its /etc).
+# and the files of tests/initrd/roots/FIXTURE (its /etc); then the tree of
+# the directory EXTRA if given ("make bench" part (d) adds a static
+# usr/local/bin/ovh-bench, the clock root-init reads first).
 set -eu
-[ $# -eq 3 ] || { echo "usage: mkroot.sh ARCH OUT.img FIXTURE" >&2; exit 2; }
-arch=$1 out=$2 fixture=$3
+case $# in
+3 | 4) ;;
+*) echo "usage: mkroot.sh ARCH OUT.img FIXTURE [EXTRA]" >&2; exit 2 ;;
+esac
+arch=$1 out=$2 fixture=$3 extra=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 rig=$here/../rig
 cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
 debs=$cache/debs/$arch
 [ -d "$here/roots/$fixture" ] || { echo "mkroot.sh: no fixture $fixture" >&2; exit 2; }
+[ -z "$extra" ] || [ -d "$extra" ] || { echo "mkroot.sh: no directory $extra" >&2; exit 2; }
 
 "$rig/fetch-debs.sh" "$arch" "$debs" busybox-static
 stage=$(mktemp -d)
@@ -29,6 +35,7 @@ cp "$stage/x/bin/busybox" "$root/bin/busybox"
 cp "$here/root-init" "$root/sbin/init"
 chmod 0755 "$root/sbin/init"
 cp -a "$here/roots/$fixture/." "$root/"
+[ -z "$extra" ] || cp -a "$extra/." "$root/"
 rm -f "$out.tmp"
 mke2fs -q -t ext4 -d "$root" -F "$out.tmp" 32M
 mv "$out.tmp" "$out"

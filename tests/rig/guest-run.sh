@@ -18,6 +18,9 @@
 #                    is then not packed; the initramfs must use the port)
 #   --extra-initrd F append cpio archive F to the built initramfs
 #   --disk IMG       attach IMG as a virtio block device (raw)
+#   --disk-cache M   QEMU's cache= mode for it (default QEMU's, writeback);
+#                    unsafe ignores the guest's flushes, so that under
+#                    --icount no guest time hangs on the host's fsync
 #   --log FILE       keep the console log here (default: a temp file,
 #                    printed on failure)
 # Environment: RIG_QEMU_X86_64 another qemu-system-x86_64 to run (for
@@ -30,7 +33,7 @@ rig=$(cd "$(dirname "$0")" && pwd)
 . "$rig/lib.sh"
 
 arch='' kernel='' append='' timeout=300 smp=2 mem=1024 icount='' initrd=''
-extra='' disk='' log=''
+extra='' disk='' diskcache='' log=''
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--initrd) initrd=$2; shift 2 ;;
 	--extra-initrd) extra=$2; shift 2 ;;
 	--disk) disk=$2; shift 2 ;;
+	--disk-cache) diskcache=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
@@ -97,7 +101,7 @@ else
 fi
 diskargs=
 if [ -n "$disk" ]; then
-	diskargs="-drive file=$disk,if=none,format=raw,id=d0 -device $blkdev,drive=d0"
+	diskargs="-drive file=$disk,if=none,format=raw,id=d0${diskcache:+,cache=$diskcache} -device $blkdev,drive=d0"
 fi
 
 # shellcheck disable=SC2086
