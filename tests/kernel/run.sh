@@ -5,6 +5,8 @@
 #   tests/kernel/run.sh [-k KSRC] [-d DEFAULT] ARCH IMAGE SUITE...
 # SUITE: boot     every preempt= value (none voluntary full lazy, none, and
 #                 rejected ones) + the preempt_modes kselftest in each boot
+#        boot-short  the default boot and preempt=none only (enough to show
+#                 that an unpatched kernel fails the kselftest)
 #        latency  preempt_none_latency (none vs full vs lazy)
 #        stress   stress-switch (SWITCHES=N, default 3000 per interface)
 # KSRC is the patched kernel tree holding the kselftests (default: the dev
@@ -70,6 +72,11 @@ for suite in "$@"; do
 		done
 		# A later valid value wins over an earlier one.
 		boot modes "preempt=full preempt=none expect_mode=none"
+		;;
+	boot-short)
+		build modes preempt_modes "$st/sched/preempt_modes.c"
+		boot modes "expect_mode=$default"
+		boot modes "preempt=none expect_mode=none"
 		;;
 	latency)
 		build latency preempt_none_latency "$st/sched/preempt_none_latency.c"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # preempt-policy: a libFuzzer harness per parser (rules, postgresql.conf,
 # sizes, the kernel's mode list, the command line), each run for a bounded
-# time (FUZZ_SECONDS, default 15) with ASan and UBSan.
+# time (FUZZ_SECONDS, default 6; longer runs: make -C policy fuzz) with
+# ASan and UBSan.
 . tests/lib/common.sh
 
-make -s -C policy fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-15}" 2>&1
+make -s -C policy fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-6}" 2>&1

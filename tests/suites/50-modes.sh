@@ -39,7 +39,7 @@ for arch in arm64 x86_64; do
 	[ "$rc" -eq 0 ] ||
 		not_ok "$arch mode tests: $rc boot(s) failed (see $BUILD/modes-$arch.err)"
 	if [ -f "$base" ]; then
-		if tests/kernel/run.sh -k "$ksrc" "$arch" "$base" boot >"$BUILD/modes-$arch-base.out" 2>&1; then
+		if tests/kernel/run.sh -k "$ksrc" "$arch" "$base" boot-short >"$BUILD/modes-$arch-base.out" 2>&1; then
 			not_ok "$arch unpatched kernel fails the mode boot tests"
 		else
 			ok "$arch unpatched kernel fails the mode boot tests ($(grep -c '^not ok' "$BUILD/modes-$arch-base.out") failures)"
@@ -60,7 +60,7 @@ stress() {
 }
 stress arm64 "${SWITCHES:-1000}"
 if [ -n "${RIG_QEMU_X86_64:-}" ]; then
-	stress x86_64 "${SWITCHES_X86_64:-20}"
+	stress x86_64 "${SWITCHES_X86_64:-10}"
 else
 	skip "x86_64 mode-switch stress under load" "no QEMU without the 7.2 int3 bug"
 fi
