@@ -457,9 +457,28 @@ function bootcost(    arr, n, i, r, rr, ma, mb, cost, pct, ok, v, why, tiny, jr,
 			why = "the hook did not run as it should: the root's init found " tally(dmode["with"]) \
 				" with it (none expected), " tally(dmode["without"]) " without it (lazy expected)"
 		} else {
-			v = pct < 1 ? "PASS" : "FAIL"
-			why = sprintf("%.3f ms = %.3f %% of the %.1f ms boot; per round median %.3f %%, min %.3f %%, max %.3f %% over %d rounds", \
-				cost / 1e6, pct, mb / 1e6, rmed, rmin, rmax, nr)
+			# The whole-boot difference also catches costs outside the
+			# hook (a bigger initramfs to unpack) but moves with host
+			# I/O; the pre-pivot stretch, from kernel-log stamps, holds
+			# the hook and is steady. Judge the larger of the two
+			# against the least disturbed boot without the hook.
+			judged = cost
+			basis = "whole-boot medians"
+			if (dpiv["with"] != "" && dpiv["without"] != "") {
+				piv = median(dpiv["with"]) - median(dpiv["without"])
+				if (piv > judged) {
+					judged = piv
+					basis = "pre-pivot stretch medians (larger than the whole-boot difference)"
+				}
+			}
+			n = samples(dns["without"], arr)
+			bmin = arr[1]
+			jpct = 100 * judged / bmin
+			v = jpct < 1 ? "PASS" : "FAIL"
+			why = sprintf("%.3f ms from the %s = %.3f %% of the fastest boot without the hook, %.1f ms; whole-boot per-round median %.3f %%, min %.3f %%, max %.3f %% over %d rounds", \
+				judged / 1e6, basis, jpct, bmin / 1e6, rmed, rmin, rmax, nr)
+			if (rmin < 0 && rmax > 0)
+				why = why "; the whole-boot rounds straddle 0: that difference is below the boot-to-boot noise"
 		}
 	} else {
 		v = "NOT JUDGED"
