@@ -183,7 +183,10 @@ pp_apply() {
 			[ -f "$_pp_f" ] || continue
 			{
 				echo "# from the initramfs: $_pp_f"
-				cat "$_pp_f"
+				# read, not cat: no fork on the boot path
+				while IFS= read -r _pp_line || [ -n "$_pp_line" ]; do
+					printf '%s\n' "$_pp_line"
+				done <"$_pp_f"
 				echo
 			} >>"$PP_RUNDIR/initrd.conf"
 		done
