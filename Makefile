@@ -82,7 +82,7 @@ bench: deps
 # (lockdep, atomic-sleep checks, KASAN). check runs arm64 on it with 1000
 # switches; x86_64 switches take about a second each under TCG.
 check-debug: deps kernel-$(ARCH)-debug
-	@$(if $(filter x86_64,$(ARCH)),RIG_QEMU_X86_64=$$($(RIG)/fetch-qemu.sh) )SWITCHES=$${SWITCHES:-3000} \
+	@SWITCHES=$${SWITCHES:-3000} \
 		tests/kernel/run.sh -k $(PATCHED_TREE) \
 		$(ARCH) $(OBJ)/$(ARCH)-debug/$(if $(filter arm64,$(ARCH)),arch/arm64/boot/Image,arch/x86/boot/bzImage) \
 		boot stress

@@ -8,7 +8,8 @@
 #        boot-short  the default boot and preempt=none only (enough to show
 #                 that an unpatched kernel fails the kselftest)
 #        latency  preempt_none_latency (none vs full vs lazy)
-#        stress   stress-switch (SWITCHES=N, default 3000 per interface)
+#        stress   stress-switch (SWITCHES=N, default 3000 per interface;
+#                 STRESS_SECONDS, default 600: the guest's time limit)
 # KSRC is the patched kernel tree holding the kselftests (default: the dev
 # tree); DEFAULT the build-time default mode of IMAGE (default lazy).
 # Static test binaries are compiled into a temporary test directory.
@@ -47,6 +48,10 @@ build() { # build DIR NAME SOURCE
 	$cc -static -O2 -Wall -D_GNU_SOURCE= -I "$st" -o "$work/$1/$2.$guest" "$3"
 }
 
+stress_seconds=${STRESS_SECONDS:-600}
+case $stress_seconds in
+'' | *[!0-9]*) die "STRESS_SECONDS must be a number of seconds, not '$stress_seconds'" ;;
+esac
 failed=0
 boot() { # boot SUITE APPEND [TIMEOUT]
 	printf '### %s %s: %s\n' "$arch" "$1" "$2"
@@ -84,7 +89,11 @@ for suite in "$@"; do
 		;;
 	stress)
 		build stress stress-switch "$here/stress/stress-switch.c"
-		boot stress "loglevel=4 switches=${SWITCHES:-3000}" 3000
+		# The guest stops switching after STRESS_SECONDS; the host
+		# timeout leaves room for the boot and the checks after it, so
+		# that a hung guest fails in minutes, not in an hour.
+		boot stress "loglevel=4 switches=${SWITCHES:-3000} max_seconds=$stress_seconds" \
+			$((stress_seconds + 240))
 		;;
 	*) die "unknown suite $suite" ;;
 	esac

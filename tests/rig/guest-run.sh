@@ -23,8 +23,11 @@
 #                    --icount no guest time hangs on the host's fsync
 #   --log FILE       keep the console log here (default: a temp file,
 #                    printed on failure)
-# Environment: RIG_QEMU_X86_64 another qemu-system-x86_64 to run (for
-# example the launcher tests/rig/fetch-qemu.sh prints).
+# The emulator is the QEMU pinned in configs/qemu.lock (fetch-qemu.sh
+# unpacks it into the cache on first use): Debian 12's QEMU 7.2 runs stale
+# guest code after the kernel patches its text under multi-threaded TCG.
+# Environment: RIG_QEMU_AARCH64, RIG_QEMU_X86_64 another emulator to run
+# (for example the host's qemu-system-aarch64).
 # Exit status: the guest script's; 124 timeout; 125 no status came back
 # (crash, panic, rig failure); 126 the guest passed but the kernel log has
 # a splat (WARNING, BUG, KASAN, lockdep, ...).
@@ -75,7 +78,7 @@ fi
 
 case "$arch" in
 arm64)
-	qemu='qemu-system-aarch64'
+	qemu=${RIG_QEMU_AARCH64:-}
 	machine="-M virt -cpu cortex-a72"
 	console=ttyAMA0
 	serialdev=virtio-serial-device
@@ -83,7 +86,7 @@ arm64)
 	smparg=$smp
 	;;
 x86_64)
-	qemu=${RIG_QEMU_X86_64:-qemu-system-x86_64}
+	qemu=${RIG_QEMU_X86_64:-}
 	machine="-M pc -cpu qemu64"
 	console=ttyS0
 	serialdev=virtio-serial-pci
@@ -94,6 +97,10 @@ x86_64)
 	;;
 *) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
 esac
+if [ -z "$qemu" ]; then
+	qemu=$("$rig/fetch-qemu.sh" "$arch") ||
+		die "no QEMU for $arch guests (tests/rig/fetch-qemu.sh $arch failed)"
+fi
 if [ -n "$icount" ]; then
 	accel="-accel tcg -icount shift=0,sleep=off"
 else
