@@ -6,21 +6,28 @@
 #include "apply.h"
 #include "cmdline_out.h"
 #include "exit_codes.h"
+#include "output_dir.h"
 #include "report.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef PREEMPT_POLICY_VERSION
 #define PREEMPT_POLICY_VERSION "0.1"
 #endif
 
+/* A day: longer than any boot may wait, short of alarm()'s limits. */
+#define TIMEOUT_MAX_SECONDS 86400
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: preempt-policy [--root DIR] [--proc DIR] [--sys DIR] [--config FILE]\n"
-		"                      [--dry-run] [--json] [--verbose] COMMAND\n"
+		"                      [--dry-run] [--json] [--verbose] [--timeout SECONDS]\n"
+		"                      [--output-dir DIR] COMMAND\n"
 		"commands:\n"
 		"  decide                     the mode and why\n"
 		"  explain                    every fact and which rule matched\n"
@@ -35,7 +42,7 @@ static void usage(FILE *out)
 enum opt_id {
 	OPT_ROOT = 256, OPT_PROC, OPT_SYS, OPT_CONFIG, OPT_DRY_RUN, OPT_JSON,
 	OPT_VERBOSE, OPT_FORMAT, OPT_MKIMAGE, OPT_ARCH, OPT_KMSG,
-	OPT_MOUNT_DEBUGFS, OPT_VERSION, OPT_HELP,
+	OPT_MOUNT_DEBUGFS, OPT_TIMEOUT, OPT_OUTPUT_DIR, OPT_VERSION, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +58,8 @@ static const struct option long_opts[] = {
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "kmsg", required_argument, NULL, OPT_KMSG },
 	{ "mount-debugfs", no_argument, NULL, OPT_MOUNT_DEBUGFS },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -61,12 +70,28 @@ struct cli {
 	const char *command;
 	const char *format;
 	const char *mkimage;
+	unsigned int timeout;
 };
+
+/* Whole seconds, 1 to TIMEOUT_MAX_SECONDS; 0 when @arg is anything else. */
+static unsigned int parse_timeout(const char *arg)
+{
+	char *end;
+	long secs;
+
+	if (*arg < '0' || *arg > '9')
+		return 0;
+	errno = 0;
+	secs = strtol(arg, &end, 10);
+	if (errno || *end || secs < 1 || secs > TIMEOUT_MAX_SECONDS)
+		return 0;
+	return (unsigned int)secs;
+}
 
 /* Returns -1 to continue, else an exit code. */
 static int parse_cli(int argc, char **argv, struct cli *cli)
 {
-	int c;
+	int c, err;
 
 	memset(cli, 0, sizeof(*cli));
 	cli->env.root = "/";
@@ -109,6 +134,27 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 			break;
 		case OPT_MOUNT_DEBUGFS:
 			cli->env.mount_debugfs = true;
+			break;
+		case OPT_TIMEOUT:
+			cli->timeout = parse_timeout(optarg);
+			if (!cli->timeout) {
+				fprintf(stderr,
+					"preempt-policy: --timeout takes whole seconds from 1 to %d, not '%s'\n",
+					TIMEOUT_MAX_SECONDS, optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_OUTPUT_DIR:
+			/*
+			 * At once, so that what the options after it say
+			 * lands in the files too; if the files cannot be
+			 * made, the run goes on (the boot still wants its
+			 * mode) and says so where its output goes anyway.
+			 */
+			err = output_dir_redirect(optarg);
+			if (err)
+				fprintf(stderr, "preempt-policy: --output-dir %s: %s; output stays here\n",
+					optarg, strerror(-err));
 			break;
 		case OPT_VERSION:
 			printf("preempt-policy %s\n", PREEMPT_POLICY_VERSION);
@@ -200,6 +246,13 @@ int main(int argc, char **argv)
 	code = parse_cli(argc, argv, &cli);
 	if (code >= 0)
 		return code;
+	/*
+	 * The boot hooks wait for this process; SIGALRM's default action
+	 * ends it wherever it is stuck, so they need no watchdog process
+	 * of their own (each fork is a measurable share of a small boot).
+	 */
+	if (cli.timeout)
+		alarm(cli.timeout);
 	run.facts = calloc(1, sizeof(*run.facts));
 	run.policy = calloc(1, sizeof(*run.policy));
 	policy_diags = calloc(1, sizeof(*policy_diags));

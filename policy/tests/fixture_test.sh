@@ -216,6 +216,41 @@ run "$FX/patched" "$FX/root-empty" cmdline --format xml
 check "bad --format: exit 1" '[ $RC -eq 1 ]'
 run "$FX/patched" "$FX/root-empty" decide --format grub
 check "--format with decide: exit 1" '[ $RC -eq 1 ]'
+# --- --timeout: the boot hooks' only guard against a stuck run -----------
+# Opening a FIFO that nobody reads blocks for ever: a real hang of the
+# real tool, ended by its own SIGALRM.
+kernel_copy patched "root=/dev/vda"
+mkfifo "$TMP/kmsg-fifo"
+# timeout(1) only bounds the test if --timeout does not work (exit 137).
+timeout -s KILL 20 "$BIN" --proc "$TMP/k/proc" --sys "$TMP/k/sys" \
+	--root "$FX/root-pg-big" --kmsg "$TMP/kmsg-fifo" --timeout 1 apply \
+	>"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--timeout 1 ends a run stuck on its log: killed by SIGALRM (exit $RC)" \
+	'[ $RC -eq 142 ]'
+for bad in 0 -1 5s '' 86401 99999999999999999999; do
+	run "$FX/patched" "$FX/root-empty" --timeout "$bad" decide
+	check "bad --timeout '$bad': exit 1, named" \
+		'[ $RC -eq 1 ] && grep -q "^preempt-policy: --timeout takes whole seconds from 1 to 86400, not '"'$bad'"'" "$TMP/err"'
+done
+run "$FX/patched" "$FX/root-pg-big" --timeout 30 decide
+check "--timeout 30 decide: as without it" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none "'
+
+# --- --output-dir: what the boot hooks read back ------------------------
+run "$FX/patched" "$FX/root-pg-big" --output-dir "$TMP/state" decide
+check "--output-dir: makes DIR, the decision in DIR/out, nothing on stdout" \
+	'[ $RC -eq 0 ] && [ ! -s "$TMP/out" ] && [ -f "$TMP/state/err" ] &&
+	 grep -q "^mode=none " "$TMP/state/out"'
+run "$FX/patched" "$FX/root-pg-bad" --output-dir "$TMP/state" decide
+check "--output-dir: an existing DIR is reused, out and err truncated, diagnostics in err" \
+	'[ $RC -eq 2 ] && [ $(grep -c "^mode=" "$TMP/state/out") -eq 1 ] &&
+	 [ -s "$TMP/state/err" ] && [ ! -s "$TMP/err" ]'
+run "$FX/patched" "$FX/root-pg-big" --output-dir "$TMP/no/such" decide
+check "--output-dir without its parent: named on stderr, the run goes on" \
+	'[ $RC -eq 0 ] && [ ! -e "$TMP/no" ] && grep -q "^mode=none " "$TMP/out" &&
+	 grep -q "^preempt-policy: --output-dir $TMP/no/such: No such file or directory; output stays here" "$TMP/err"'
+
 run "$FX/patched" "$FX/root-empty" --version
 check "--version" '[ $RC -eq 0 ] && grep -q "^preempt-policy " "$TMP/out"'
 
