@@ -12,7 +12,8 @@
 #
 # Tunables (environment, for tests and unusual layouts):
 #   PREEMPT_POLICY_BIN      the tool (default /usr/sbin/preempt-policy)
-#   PREEMPT_POLICY_TIMEOUT  seconds before the tool is killed (default 20)
+#   PREEMPT_POLICY_TIMEOUT  seconds after which the tool ends itself
+#                           (its --timeout, SIGALRM; default 20)
 #   PREEMPT_POLICY_RUNDIR   state and captured output (default
 #                           /run/preempt-policy; /run survives switch_root)
 #   PREEMPT_POLICY_STAGE    word after the prefix in our own log lines
@@ -117,33 +118,16 @@ pp_has_policy() {
 	return 1
 }
 
-# pp_timed SECONDS CMD...: run CMD with a watchdog that sends SIGTERM after
-# SECONDS and SIGKILL one second later; leaves $PP_RUNDIR/timeout behind if
-# it fired. Only sh, sleep and kill: no timeout(1) needed in the initramfs.
-pp_timed() {
-	_pp_secs=$1
-	shift
-	[ ! -e "$PP_RUNDIR/timeout" ] || rm -f "$PP_RUNDIR/timeout"
-	"$@" &
-	_pp_pid=$!
-	(
-		_pp_i=0
-		while [ "$_pp_i" -lt "$_pp_secs" ]; do
-			sleep 1
-			kill -0 "$_pp_pid" 2>/dev/null || exit 0
-			_pp_i=$((_pp_i + 1))
-		done
-		: >"$PP_RUNDIR/timeout"
-		kill -TERM "$_pp_pid" 2>/dev/null
-		sleep 1
-		kill -KILL "$_pp_pid" 2>/dev/null
-	) </dev/null >/dev/null 2>&1 &
-	_pp_wd=$!
-	wait "$_pp_pid"
-	_pp_rc=$?
-	kill "$_pp_wd" 2>/dev/null
-	wait "$_pp_wd" 2>/dev/null
-	return "$_pp_rc"
+# pp_make_rundir: make sure $PP_RUNDIR exists, or fall back to
+# /tmp/preempt-policy where it cannot be made. Only on the paths where
+# the tool has not made it (its --output-dir): mkdir(1) is a fork and an
+# exec, a measurable share of a small boot.
+pp_make_rundir() {
+	[ ! -d "$PP_RUNDIR" ] || return 0
+	mkdir -p "$PP_RUNDIR" 2>/dev/null && return 0
+	PP_RUNDIR=/tmp/preempt-policy
+	mkdir -p "$PP_RUNDIR" 2>/dev/null
+	return 0
 }
 
 # pp_apply ROOT [VERBOSE]: decide from ROOT (the mounted real root: its
@@ -156,19 +140,17 @@ pp_apply() {
 	_pp_verbose=${2:-}
 	_pp_bin=${PREEMPT_POLICY_BIN:-/usr/sbin/preempt-policy}
 	PP_RUNDIR=${PREEMPT_POLICY_RUNDIR:-/run/preempt-policy}
-	if [ ! -d "$PP_RUNDIR" ] && ! mkdir -p "$PP_RUNDIR" 2>/dev/null; then
-		PP_RUNDIR=/tmp/preempt-policy
-		mkdir -p "$PP_RUNDIR" 2>/dev/null
-	fi
 	[ ! -e "$PP_RUNDIR/status" ] || rm -f "$PP_RUNDIR/status" 2>/dev/null
 
 	if [ ! -x "$_pp_bin" ]; then
 		pp_log 4 "$_pp_bin is missing; the kernel keeps its mode ($(pp_current_mode))"
+		pp_make_rundir
 		echo missing >"$PP_RUNDIR/status" 2>/dev/null
 		return 0
 	fi
 	if [ -z "$_pp_root" ] || [ ! -d "$_pp_root/etc" ]; then
 		pp_log 4 "no root file system at '$_pp_root'; not run, the kernel keeps its mode ($(pp_current_mode))"
+		pp_make_rundir
 		echo noroot >"$PP_RUNDIR/status" 2>/dev/null
 		return 0
 	fi
@@ -178,6 +160,7 @@ pp_apply() {
 	# a root that has none (the tool reads no policy outside --root, so
 	# hand it the initramfs copy, drop-ins included, as one file).
 	if ! pp_has_policy "$_pp_root/etc" && pp_has_policy /etc; then
+		pp_make_rundir
 		: >"$PP_RUNDIR/initrd.conf"
 		for _pp_f in /etc/preempt-policy.conf /etc/preempt-policy.d/*.conf; do
 			[ -f "$_pp_f" ] || continue
@@ -205,17 +188,28 @@ pp_apply() {
 		fi
 	fi
 
-	pp_timed "${PREEMPT_POLICY_TIMEOUT:-20}" "$_pp_bin" "$@" apply \
-		</dev/null >"$PP_RUNDIR/out" 2>"$PP_RUNDIR/err"
+	# One process on the common path: the tool's own alarm bounds the run
+	# (a watchdog here would cost two more forks and an exec on every
+	# boot) and the tool makes $PP_RUNDIR with its out and err files.
+	_pp_timeout=${PREEMPT_POLICY_TIMEOUT:-20}
+	case $_pp_timeout in
+	'' | 0 | *[!0-9]*)
+		pp_log 4 "PREEMPT_POLICY_TIMEOUT='$_pp_timeout' is not a number of seconds; using 20"
+		_pp_timeout=20
+		;;
+	esac
+	"$_pp_bin" --output-dir "$PP_RUNDIR" --timeout "$_pp_timeout" "$@" apply \
+		</dev/null
 	_pp_rc=$?
-	echo "$_pp_rc" >"$PP_RUNDIR/status"
+	pp_make_rundir
+	echo "$_pp_rc" >"$PP_RUNDIR/status" 2>/dev/null
 	pp_read_mode
 	[ -z "$_pp_umount" ] || umount /sys/kernel/debug 2>/dev/null
 
 	# The tool logs its decision itself; its diagnostics (bad input,
 	# --verbose explanations) are on standard error.
 	pp_forward 4 "$PP_RUNDIR/err"
-	if [ ! -w "${PREEMPT_POLICY_KMSG:-/dev/kmsg}" ]; then
+	if [ ! -w "${PREEMPT_POLICY_KMSG:-/dev/kmsg}" ] && [ -f "$PP_RUNDIR/out" ]; then
 		cat "$PP_RUNDIR/out" >&2
 	fi
 
@@ -227,16 +221,16 @@ pp_apply() {
 	4) pp_log 3 "writing the mode failed (exit 4); boot continues in $_pp_mode" ;;
 	5) pp_log 5 "disabled on the kernel command line (exit 5); running $_pp_mode" ;;
 	126 | 127) pp_log 3 "cannot execute $_pp_bin (exit $_pp_rc); boot continues in $_pp_mode" ;;
+	142) pp_log 3 "timed out after $_pp_timeout s and was killed; boot continues in $_pp_mode" ;;
 	*)
-		if [ -e "$PP_RUNDIR/timeout" ]; then
-			pp_log 3 "timed out after ${PREEMPT_POLICY_TIMEOUT:-20} s and was killed; boot continues in $_pp_mode"
-		elif [ "$_pp_rc" -gt 128 ]; then
+		if [ "$_pp_rc" -gt 128 ]; then
 			pp_log 3 "crashed (signal $((_pp_rc - 128))); boot continues in $_pp_mode"
 		else
 			pp_log 3 "unexpected exit $_pp_rc; boot continues in $_pp_mode"
 		fi
 		;;
 	esac
-	unset _pp_root _pp_verbose _pp_bin _pp_umount _pp_rc _pp_mode _pp_f _pp_line
+	unset _pp_root _pp_verbose _pp_bin _pp_umount _pp_rc _pp_mode _pp_f _pp_line \
+		_pp_timeout
 	return 0
 }

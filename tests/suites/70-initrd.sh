@@ -130,7 +130,7 @@ broken-config	patched	bad-policy	-	lazy	2	unknown fact|bad input (exit 2)
 unpatched-kernel	base	pg-big	-	lazy	3	cannot apply none|kernel cannot switch to the chosen mode
 root-policy-wins-debug	base	force-full	preempt.policy=debug	full	0	switched from lazy to full: rule site-full|current mode:"
 arm64_faults="tool-crash	base	pg-big	pp_fault=crash	lazy	139	crashed (signal 11)
-tool-hang	base	pg-big	pp_fault=hang	lazy	143	timed out after 3 s and was killed
+tool-hang	base	pg-big	pp_fault=hang	lazy	142	timed out after 3 s and was killed
 initramfs-tools-unpatched	base	pg-big	pp_flavour=initramfs-tools	lazy	3	cannot apply none|kernel cannot switch to the chosen mode
 initramfs-tools-root-policy	base	force-full	pp_flavour=initramfs-tools	full	0	switched from lazy to full: rule site-full
 initramfs-tools-off	base	force-full	pp_flavour=initramfs-tools preempt.policy=off	lazy	absent	disabled by preempt.policy=off"
