@@ -35,11 +35,8 @@ debarch_of() {
 }
 
 aptc() {
-	apt-cache -o APT::Architecture="$debarch" -o APT::Architectures="$debarch" \
-		-o Dir::Etc::SourceList="$debs/.apt/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$debs/.apt/lists" \
-		-o Dir::Cache="$debs/.apt/cache" -o Dir::State::Status=/dev/null \
-		-o Debug::NoLocking=1 -q "$@"
+	# shellcheck disable=SC2046 # options, one word each
+	apt-cache $(private_apt_opts "$debs/.apt" "$debarch") "$@"
 }
 
 # skipped NAME: 0 when NAME matches a SKIP pattern

@@ -19,16 +19,12 @@ x86_64) debarch=amd64 ;;
 esac
 
 state=$debdir/.apt
-mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+aptopts=$(private_apt_opts "$state" "$debarch")
 cat >"$state/sources.list" <<EOS
 deb [arch=$debarch] http://deb.debian.org/debian bookworm main
 deb [arch=$debarch] http://deb.debian.org/debian bookworm-updates main
 deb [arch=$debarch] http://deb.debian.org/debian-security bookworm-security main
 EOS
-aptopts="-o APT::Architecture=$debarch -o APT::Architectures=$debarch
-	-o Dir::Etc::SourceList=$state/sources.list -o Dir::Etc::SourceParts=/dev/null
-	-o Dir::State::Lists=$state/lists -o Dir::Cache=$state/cache
-	-o Dir::State::Status=/dev/null -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
 # An index older than a day is refreshed; package versions move with it.
 if [ -z "$(find "$state/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null)" ]; then
 	# shellcheck disable=SC2086

@@ -46,14 +46,9 @@ exec 9>"$dir/.lock"
 flock 9
 # Another caller may have finished while this one waited.
 if [ ! -x "$launcher" ]; then
-	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+	aptopts=$(private_apt_opts "$state" amd64)
 	echo "deb [arch=amd64] http://deb.debian.org/debian $suite main" \
 		>"$state/sources.list"
-	aptopts="-o Dir::Etc::SourceList=$state/sources.list
-		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$state/lists
-		-o Dir::Cache=$state/cache -o Dir::State::Status=/dev/null
-		-o APT::Architecture=amd64 -o APT::Architectures=amd64
-		-o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
 	# shellcheck disable=SC2086
 	apt-get $aptopts update >/dev/null 2>&1 ||
 		die "apt-get update of $suite in $state failed"

@@ -33,16 +33,11 @@ case "${1:-}" in
 *) die "unknown argument '$1'" ;;
 esac
 
-mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+aptopts=$(private_apt_opts "$state" amd64)
 cat >"$state/sources.list" <<EOS
 deb [arch=amd64] http://deb.debian.org/debian sid main
 deb [arch=amd64] http://deb.debian.org/debian trixie-backports main
 EOS
-aptopts="-o Dir::Etc::SourceList=$state/sources.list
-	-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$state/lists
-	-o Dir::Cache=$state/cache -o Dir::State::Status=/dev/null
-	-o APT::Architecture=amd64 -o APT::Architectures=amd64
-	-o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
 if [ -z "$(find "$state/lists" -maxdepth 1 -name '*Packages*' -mmin -360 2>/dev/null)" ]; then
 	# shellcheck disable=SC2086
 	apt-get $aptopts update >/dev/null 2>&1 ||

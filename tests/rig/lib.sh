@@ -34,3 +34,20 @@ kernel_image_for() {
 	*) die "unsupported ARCH '$1' (arm64, x86_64)" ;;
 	esac
 }
+
+# private_apt_opts STATE DEBARCH: the apt-get/apt-cache options of a private
+# apt state in STATE (STATE/sources.list, written by the caller, its own
+# lists and cache) for Debian architecture DEBARCH. The machine's own apt
+# sources, status and locks are never read or touched. Creates STATE's
+# directories; prints the options on one line, for unquoted expansion
+# (paths without blanks).
+private_apt_opts() {
+	mkdir -p "$1/lists/partial" "$1/cache/archives/partial"
+	printf '%s ' \
+		"-o Dir::Etc::SourceList=$1/sources.list" \
+		"-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$1/lists" \
+		"-o Dir::Cache=$1/cache -o Dir::State::Status=/dev/null" \
+		"-o APT::Architecture=$2 -o APT::Architectures=$2" \
+		"-o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
+	echo
+}
