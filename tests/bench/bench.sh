@@ -157,39 +157,45 @@ esac
 meta=
 started=$(date +%s)
 
-case " $parts " in *" a "*)
+# one_boot_part X TITLE TEST SCRIPT MEM TIMEOUT ENV EXTRA RAW SUMMARY:
+# part X in one guest boot of the $variant kernel: tests/bench/SCRIPT
+# with the environment ENV on the command line, EXTRA (a cpio, or empty)
+# appended to the initramfs. Output lines matching the extended regex RAW
+# go to the raw data (warm-up runs never), those matching SUMMARY to the
+# screen. Leaves the guest's output in $out/X.out.
+one_boot_part() {
+	px=$1 ptitle=$2 ptest=$3 pscript=$4 pmem=$5 ptimeout=$6 penv=$7 pextra=$8
+	praw=$9
+	shift 9
 	kernel=$(kernel_for "$variant")
-	step "(a) s_lock microbenchmark, $arch $variant kernel, one boot ($(append_env "$A_ENV"))"
-	d=$(tdir slock guest-slock.sh)
+	step "($px) $ptitle, $arch $variant kernel ($(append_env "$penv"))"
+	d=$(tdir "$ptest" "$pscript")
 	rc=0
-	guest_live "$out/a.out" "$out/a-console.log" --arch "$arch" --kernel "$kernel" \
-		--smp "$smp" --mem 1024 --timeout 7200 \
-		--append "$(append_env "$A_ENV")" "$d" || rc=$?
-	[ "$rc" = 0 ] || fail "(a) guest failed (exit $rc), see $out/a-console.log"
-	grep '^micro ' "$out/a.out" | grep -v ' warmup ' >>"$raw" || true
-	grep '^policy ' "$out/a.out" >>"$raw" || true
-	grep -E '^(kernel|modes|available|unavailable|error|hugepages|policy) ' "$out/a.out" |
-		sed 's/^/    (a) /'
+	guest_live "$out/$px.out" "$out/$px-console.log" --arch "$arch" \
+		--kernel "$kernel" --smp "$smp" --mem "$pmem" --timeout "$ptimeout" \
+		${pextra:+--extra-initrd "$pextra"} \
+		--append "$(append_env "$penv")" "$d" || rc=$?
+	[ "$rc" = 0 ] || fail "($px) guest failed (exit $rc), see $out/$px-console.log"
+	grep -E "$praw" "$out/$px.out" | grep -v ' warmup ' >>"$raw" || true
+	grep -E "$1" "$out/$px.out" | sed "s/^/    ($px) /"
+	meta="$meta\"${px}_params\": \"$(append_env "$penv")\",
+"
+}
+
+case " $parts " in *" a "*)
+	one_boot_part a "s_lock microbenchmark" slock guest-slock.sh 1024 7200 \
+		"$A_ENV" "" '^(micro|policy) ' \
+		'^(kernel|modes|available|unavailable|error|hugepages|policy) '
 	meta="$meta\"a_kernel\": \"$(sed -n 's/^kernel //p' "$out/a.out")\",
-\"a_params\": \"$(append_env "$A_ENV")\",
 "
 	;;
 esac
 
 case " $parts " in *" b "*)
-	kernel=$(kernel_for "$variant")
-	step "(b) pgbench by mode x huge pages, $arch $variant kernel ($(append_env "$B_ENV"))"
-	d=$(tdir pgbench guest-pgbench.sh)
-	rc=0
-	guest_live "$out/b.out" "$out/b-console.log" --arch "$arch" --kernel "$kernel" \
-		--smp "$smp" --mem 1536 --timeout 14400 --extra-initrd "$rootfs" \
-		--append "$(append_env "$B_ENV")" "$d" || rc=$?
-	[ "$rc" = 0 ] || fail "(b) guest failed (exit $rc), see $out/b-console.log"
-	grep -E '^(pg|policy) ' "$out/b.out" >>"$raw" || true
-	grep -E '^(kernel|modes|unavailable|error|data_mb|hugemem|hugepages|policy) ' "$out/b.out" |
-		sed 's/^/    (b) /'
-	meta="$meta\"b_params\": \"$(append_env "$B_ENV")\",
-\"b_data\": \"$(sed -n 's/^data_mb //p' "$out/b.out")\",
+	one_boot_part b "pgbench by mode x huge pages" pgbench guest-pgbench.sh \
+		1536 14400 "$B_ENV" "$rootfs" '^(pg|policy) ' \
+		'^(kernel|modes|unavailable|error|data_mb|hugemem|hugepages|policy) '
+	meta="$meta\"b_data\": \"$(sed -n 's/^data_mb //p' "$out/b.out")\",
 "
 	;;
 esac
@@ -259,18 +265,9 @@ case " $parts " in *" d "*)
 esac
 
 case " $parts " in *" e "*)
-	kernel=$(kernel_for "$variant")
-	step "(e) runtime mode switches under pgbench ($(append_env "$E_ENV"))"
-	d=$(tdir switch guest-switch.sh)
-	rc=0
-	guest_live "$out/e.out" "$out/e-console.log" --arch "$arch" --kernel "$kernel" \
-		--smp "$smp" --mem 1536 --timeout 3600 --extra-initrd "$rootfs" \
-		--append "$(append_env "$E_ENV")" "$d" || rc=$?
-	[ "$rc" = 0 ] || fail "(e) guest failed (exit $rc), see $out/e-console.log"
-	grep -E '^(sw|swtotal) ' "$out/e.out" >>"$raw" || true
-	grep -E '^(kernel|modes|error|data_mb|swtotal) ' "$out/e.out" | sed 's/^/    (e) /'
-	meta="$meta\"e_params\": \"$(append_env "$E_ENV")\",
-"
+	one_boot_part e "runtime mode switches under pgbench" switch guest-switch.sh \
+		1536 3600 "$E_ENV" "$rootfs" '^(sw|swtotal) ' \
+		'^(kernel|modes|error|data_mb|swtotal) '
 	;;
 esac
 
