@@ -140,7 +140,10 @@ pp_apply() {
 	_pp_verbose=${2:-}
 	_pp_bin=${PREEMPT_POLICY_BIN:-/usr/sbin/preempt-policy}
 	PP_RUNDIR=${PREEMPT_POLICY_RUNDIR:-/run/preempt-policy}
-	[ ! -e "$PP_RUNDIR/status" ] || rm -f "$PP_RUNDIR/status" 2>/dev/null
+	# A rerun (not a boot: /run starts empty) must not report an earlier
+	# run's output should the tool fail to start.
+	[ ! -e "$PP_RUNDIR/status" ] ||
+		rm -f "$PP_RUNDIR/status" "$PP_RUNDIR/out" "$PP_RUNDIR/err" 2>/dev/null
 
 	if [ ! -x "$_pp_bin" ]; then
 		pp_log 4 "$_pp_bin is missing; the kernel keeps its mode ($(pp_current_mode))"
