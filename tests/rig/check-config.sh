@@ -13,22 +13,26 @@ shift
 bad=0
 wanted=$(mktemp)
 trap 'rm -f "$wanted"' EXIT
+# Assignments "CONFIG_X=v" and "# CONFIG_X is not set", each with the
+# fragment that asked for it. A later fragment overrides an earlier one, as
+# merge_config.sh does, so only the last request for an option counts.
 for frag in "$@"; do
-	# Assignments "CONFIG_X=v" and "# CONFIG_X is not set".
 	sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)$/\1/p' \
 		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1=n/p' \
-		"$frag" >"$wanted"
-	while IFS= read -r want; do
-		name=${want%%=*}
-		got=$(grep -E "^$name=" "$config" || true)
-		if [ "${want#*=}" = n ]; then
-			[ -z "$got" ] && continue
-		elif [ "$got" = "$want" ]; then
-			continue
-		fi
-		printf '%s: wanted %s, got %s\n' "$frag" "$want" \
-			"${got:-not set}" >&2
-		bad=$((bad + 1))
-	done <"$wanted"
-done
+		"$frag" | sed "s|^|$frag |"
+done | awk '{ name = $2; sub(/=.*/, "", name); last[name] = $0; order[name] = NR }
+	END { for (n in last) print order[n], last[n] }' |
+	sort -n | cut -d' ' -f2- >"$wanted"
+while read -r frag want; do
+	name=${want%%=*}
+	got=$(grep -E "^$name=" "$config" || true)
+	if [ "${want#*=}" = n ]; then
+		[ -z "$got" ] && continue
+	elif [ "$got" = "$want" ]; then
+		continue
+	fi
+	printf '%s: wanted %s, got %s\n' "$frag" "$want" \
+		"${got:-not set}" >&2
+	bad=$((bad + 1))
+done <"$wanted"
 [ "$bad" -eq 0 ] || die "$bad option(s) of the fragments lost in $config"
