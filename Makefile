@@ -20,9 +20,10 @@ export PREEMPT_CACHE := $(CACHE)
 export BUILD JOBS
 
 PATCHED_TREE := $(CACHE)/trees/patched
+SEED_TREE := $(CACHE)/trees/seed
 OBJ := $(CACHE)/obj
 
-.PHONY: all deps tree patched-tree kernels kernel run check bench \
+.PHONY: all deps tree patched-tree seed-tree kernels kernel run check bench \
 	check-apply check-patches check-drift check-debug install clean distclean policy
 
 all: kernels policy
@@ -42,24 +43,40 @@ tree: $(BUILD)/pristine.path
 patched-tree: $(BUILD)/pristine.path
 	@$(RIG)/prepare-tree.sh "$$(cat $<)" $(PATCHED_TREE) patches
 
+# The pristine tree with the report's own fix (PREEMPT_NONE as the build
+# default), for the mechanism benchmark's comparison.
+seed-tree: $(BUILD)/pristine.path
+	@$(RIG)/prepare-seed-tree.sh "$$(cat $<)" $(SEED_TREE)
+
 # kernel-ARCH-VARIANT: base (pristine), patched, debug (patched with lockdep,
-# atomic-sleep checks and KASAN).
+# atomic-sleep checks and KASAN), seed (the report's fix: PREEMPT_NONE
+# built in, not dynamic), seeddyn (the same tree, PREEMPT_DYNAMIC booting
+# in none).
 FRAGS_base = configs/qemu-common.config configs/qemu-$(1).config
 FRAGS_patched = $(FRAGS_base)
 FRAGS_debug = $(FRAGS_base) configs/qemu-debug.config configs/qemu-kasan.config
+FRAGS_seed = $(FRAGS_base) configs/qemu-seed.config
+FRAGS_seeddyn = $(FRAGS_base) configs/qemu-seeddyn.config
 # Expanded when a recipe runs, after pristine.path has been made.
 PRISTINE = $(shell cat $(BUILD)/pristine.path)
 TREE_base = $(PRISTINE)
 TREE_patched = $(PATCHED_TREE)
 TREE_debug = $(PATCHED_TREE)
+TREE_seed = $(SEED_TREE)
+TREE_seeddyn = $(SEED_TREE)
+DEP_base = $(BUILD)/pristine.path
+DEP_patched = patched-tree
+DEP_debug = patched-tree
+DEP_seed = seed-tree
+DEP_seeddyn = seed-tree
 
 define kernel_rule
 .PHONY: kernel-$(1)-$(2)
-kernel-$(1)-$(2): $(if $(filter base,$(2)),$(BUILD)/pristine.path,patched-tree)
+kernel-$(1)-$(2): $(DEP_$(2))
 	@$(RIG)/build-kernel.sh $(1) "$$(TREE_$(2))" $(OBJ)/$(1)-$(2) \
 		$(call FRAGS_$(2),$(1))
 endef
-$(foreach a,$(ARCHES),$(foreach v,base patched debug,\
+$(foreach a,$(ARCHES),$(foreach v,base patched debug seed seeddyn,\
 	$(eval $(call kernel_rule,$(a),$(v)))))
 
 kernels: $(foreach a,$(ARCHES),kernel-$(a)-base kernel-$(a)-patched)

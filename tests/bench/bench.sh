@@ -290,7 +290,7 @@ $meta"
 	echo "ratios over several alternating boots (BENCH_OVH_BOOTS, default 3)."
 	echo
 	awk -v json="$out/results.json" -v dat="$out/" -v meta="$meta" \
-		-f tests/bench/stats.awk "$raw"
+		-f tests/bench/stats-lib.awk -f tests/bench/stats.awk "$raw"
 } >"$out/results.md"
 
 if command -v gnuplot >/dev/null 2>&1 && [ -s "$out/micro.dat" ] || [ -s "$out/pg.dat" ]; then

@@ -14,6 +14,7 @@
  *
  *   slock-bench [--mapping anon|hugetlb|thp] [--size MIB] [--procs P]
  *               [--seconds S] [--outside N] [--json] [--label TEXT]
+ *               [--trace TRACEFS] [--rseq-slice]
  *
  *   --mapping  anon: MAP_SHARED|MAP_ANONYMOUS (4 KiB pages unless shmem THP
  *              is "always"); hugetlb: plus MAP_HUGETLB (needs vm.nr_hugepages);
@@ -25,9 +26,27 @@
  *   --procs    workers (default 4 x online CPUs)
  *   --seconds  measuring time (default 5)
  *   --outside  iterations of busy work between critical sections (default 200)
+ *   --trace    count, from the kernel's own sched_switch events, how often a
+ *              worker was scheduled out while it held the lock, and where:
+ *              preempted inside the kernel (prev_state "R+": the page
+ *              fault), at the return to user space (prev_state "R": the
+ *              task was runnable but not preempted in the kernel, so
+ *              exit_to_user_mode's schedule()), or blocked ("S", "D").
+ *              "Held the lock" is read from the user PC the kernel saved
+ *              for the task (ftrace's userstacktrace): inside the critical
+ *              section's code, between the slock_cs_begin and slock_cs_end
+ *              labels. TRACEFS (/sys/kernel/tracing) must already have the
+ *              sched_switch event enabled with the userstacktrace option
+ *              and tracing off; the bench clears the buffer and turns
+ *              tracing on for the measured window only.
+ *   --rseq-slice  the holder asks for an rseq time-slice extension around
+ *              its critical section (rseq slice_ctrl.request, and
+ *              rseq_slice_yield() on release when the kernel granted one);
+ *              needs CONFIG_RSEQ_SLICE_EXTENSION (7.x, GENERIC_ENTRY arches)
  *
  * It changes no system setting: huge pages must be provided by the caller.
- * Exit status: 0 ok, 1 usage, 2 setup failed (mapping, fork).
+ * Exit status: 0 ok, 1 usage, 2 setup failed (mapping, fork, tracefs,
+ * rseq), 3 the trace lost events (its counts would be wrong).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,8 +57,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/rseq.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,6 +78,21 @@
 #ifndef MADV_REMOVE
 #define MADV_REMOVE 9
 #endif
+
+#ifndef AT_RSEQ_FEATURE_SIZE
+#define AT_RSEQ_FEATURE_SIZE	27
+#define AT_RSEQ_ALIGN		28
+#endif
+/* 7.0 uapi, newer than Debian 12's headers */
+#ifndef PR_RSEQ_SLICE_EXTENSION
+#define PR_RSEQ_SLICE_EXTENSION		79
+#define PR_RSEQ_SLICE_EXTENSION_SET	2
+#define PR_RSEQ_SLICE_EXT_ENABLE	0x01
+#endif
+#ifndef __NR_rseq_slice_yield
+#define __NR_rseq_slice_yield		471
+#endif
+#define RSEQ_FLAG_UNREGISTER_BIT	1
 
 #define PAGE_4K		4096UL
 #define HUGE_2M		(2UL << 20)
@@ -80,7 +119,39 @@ struct worker_stats {
 	uint64_t wait_ns;	/* first failed attempt to acquisition */
 	uint64_t wait_max_ns;
 	uint64_t hist[HIST_BUCKETS];	/* log2 buckets of contended wait ns */
+	uint64_t slice_granted;	/* critical sections the kernel extended */
+	uint64_t slice_yielded;	/* rseq_slice_yield() returned 1 */
 } __attribute__((aligned(128)));
+
+/*
+ * The registered rseq area in the 7.x layout (struct rseq up to
+ * slice_ctrl), under its own name: glibc's <sys/rseq.h> has the 6.x one.
+ */
+struct rseq_area {
+	uint32_t cpu_id_start;
+	uint32_t cpu_id;
+	uint64_t rseq_cs;
+	uint32_t flags;
+	uint32_t node_id;
+	uint32_t mm_cid;
+	volatile uint8_t slice_request;
+	volatile uint8_t slice_granted;
+	uint16_t slice_reserved;
+	uint8_t end[64];
+} __attribute__((aligned(256)));
+
+/* What the kernel saw of the workers while they held the lock. */
+struct holder_counts {
+	uint64_t in_kernel;	/* preempted in the kernel: "R+" */
+	/* scheduled at the return to user ("R"), by how the task entered
+	 * the kernel: enum entry_kind (other, page fault, interrupt) */
+	uint64_t at_return[3];
+	uint64_t blocked;	/* slept: any other state */
+	uint64_t not_holding;	/* worker switches outside the section */
+	uint64_t events;	/* worker sched_switch events read */
+	uint64_t no_stack;	/* events without a user PC */
+	uint64_t lost;		/* ring-buffer overruns and drops */
+};
 
 struct shared {
 	volatile int lock __attribute__((aligned(128)));
@@ -100,7 +171,11 @@ struct options {
 	long outside;
 	bool json;
 	const char *label;
+	const char *tracefs;
+	bool rseq_slice;
 };
+
+static struct rseq_area rseq_self;
 
 static uint64_t now_ns(void)
 {
@@ -198,43 +273,321 @@ static void s_lock(struct shared *sh, struct worker_stats *st,
 	}
 }
 
+/* Labels around the critical section's code, for --trace. */
+extern const char slock_cs_begin[], slock_cs_end[];
+
+/*
+ * The critical section, from the first instruction after the lock is
+ * taken to the unlock store: hand out the next never-used page and touch
+ * it. Kept out of line, and bracketed by global labels, so that a user PC
+ * inside [slock_cs_begin, slock_cs_end) means "holds the lock". The
+ * "memory" clobbers keep every access of the section between the labels.
+ */
+static __attribute__((noinline, noclone)) void
+critical_section(struct shared *sh, int id, char *area, size_t size)
+{
+	uint64_t npages = size / PAGE_4K;
+	uint64_t page;
+
+	__asm__ __volatile__(".globl slock_cs_begin\nslock_cs_begin:" ::: "memory");
+	page = sh->next_page++;
+	if (page >= npages) {
+		madvise(area, size, MADV_REMOVE);
+		sh->wraps++;
+		sh->next_page = 1;
+		page = 0;
+	}
+	area[page * PAGE_4K] = (char)id;
+	sh->sink += (uint64_t)area[page * PAGE_4K];
+	s_unlock(&sh->lock);
+	__asm__ __volatile__(".globl slock_cs_end\nslock_cs_end:" ::: "memory");
+}
+
 static void worker(struct shared *sh, int id, char *area, size_t size,
-		   long outside)
+		   long outside, bool rseq_slice)
 {
 	struct worker_stats *st = &sh->w[id];
 	int spins_per_delay = DEFAULT_SPINS_PER_DELAY;
 	unsigned int seed = (unsigned int)getpid();
-	uint64_t npages = size / PAGE_4K;
 	volatile uint64_t busy = 0;
-	uint64_t page;
 	long i;
 
+	if (rseq_slice &&
+	    prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
+		  PR_RSEQ_SLICE_EXT_ENABLE, 0, 0)) {
+		fprintf(stderr, "slock-bench: prctl(PR_RSEQ_SLICE_EXTENSION): %s\n",
+			strerror(errno));
+		_exit(2);
+	}
 	while (!sh->go)
 		usleep(100);
 	while (!sh->stop) {
 		s_lock(sh, st, &spins_per_delay, &seed);
-		/* the critical section: hand out the next never-used page */
-		page = sh->next_page++;
-		if (page >= npages) {
-			madvise(area, size, MADV_REMOVE);
-			sh->wraps++;
-			sh->next_page = 1;
-			page = 0;
+		if (rseq_slice) {
+			rseq_self.slice_request = 1;
+			__asm__ __volatile__("" ::: "memory");
 		}
-		area[page * PAGE_4K] = (char)id;
-		sh->sink += (uint64_t)area[page * PAGE_4K];
-		s_unlock(&sh->lock);
+		critical_section(sh, id, area, size);
+		if (rseq_slice) {
+			__asm__ __volatile__("" ::: "memory");
+			rseq_self.slice_request = 0;
+			if (rseq_self.slice_granted) {
+				st->slice_granted++;
+				if (syscall(__NR_rseq_slice_yield) == 1)
+					st->slice_yielded++;
+			}
+		}
 		for (i = 0; i < outside; i++)
 			busy += (uint64_t)i;
 	}
 	_exit(0);
 }
 
+/*
+ * Replace glibc's rseq registration of this thread by one in the 7.x
+ * layout (the slice extension needs a v2 registration, longer than the
+ * original 32 bytes). Forked workers inherit it.
+ */
+static int rseq_register_v2(void)
+{
+	unsigned long feature = getauxval(AT_RSEQ_FEATURE_SIZE);
+	unsigned long align = getauxval(AT_RSEQ_ALIGN);
+	void *glibc_area = (char *)__builtin_thread_pointer() + __rseq_offset;
+	unsigned int len;
+
+	if (feature <= 32 || feature > sizeof(rseq_self) ||
+	    align > __alignof__(rseq_self)) {
+		fprintf(stderr, "slock-bench: this kernel has no extended rseq "
+			"(AT_RSEQ_FEATURE_SIZE %lu, AT_RSEQ_ALIGN %lu)\n",
+			feature, align);
+		return -1;
+	}
+	/* glibc registered 32 bytes, or its __rseq_size; try both */
+	if (__rseq_size &&
+	    syscall(__NR_rseq, glibc_area, 32, 1 << RSEQ_FLAG_UNREGISTER_BIT, RSEQ_SIG) &&
+	    syscall(__NR_rseq, glibc_area, __rseq_size, 1 << RSEQ_FLAG_UNREGISTER_BIT,
+		    RSEQ_SIG)) {
+		fprintf(stderr, "slock-bench: cannot unregister glibc's rseq: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	len = (unsigned int)(feature + align - 1) / (unsigned int)align *
+	      (unsigned int)align;
+	if (len < 64)
+		len = 64;
+	if (syscall(__NR_rseq, &rseq_self, len, 0, RSEQ_SIG)) {
+		fprintf(stderr, "slock-bench: rseq(%u bytes): %s\n", len,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Write @text to TRACEFS/@name; 0 or -1 with a message. */
+static int tracefs_write(const char *tracefs, const char *name,
+			 const char *text, int oflags)
+{
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, name);
+	fd = open(path, O_WRONLY | oflags);
+	if (fd < 0) {
+		fprintf(stderr, "slock-bench: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	n = write(fd, text, strlen(text));
+	close(fd);
+	if (n != (ssize_t)strlen(text)) {
+		fprintf(stderr, "slock-bench: write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static long worker_index(const pid_t *pids, long procs, long pid)
+{
+	long i;
+
+	for (i = 0; i < procs; i++)
+		if (pids[i] == pid)
+			return i;
+	return -1;
+}
+
+/*
+ * Sum the per-CPU "overrun" and "dropped events" of TRACEFS/per_cpu/cpuN/
+ * stats: any loss means the counts below miss switches.
+ */
+static uint64_t trace_losses(const char *tracefs, long cpus)
+{
+	char path[512], line[256];
+	uint64_t lost = 0;
+	unsigned long long v;
+	long c;
+
+	for (c = 0; c < cpus; c++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%ld/stats", tracefs, c);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "overrun: %llu", &v) == 1 ||
+			    sscanf(line, "dropped events: %llu", &v) == 1)
+				lost += v;
+		}
+		fclose(f);
+	}
+	return lost;
+}
+
+/* What the kernel stack of a switch shows the task was entered by. */
+enum entry_kind { ENTRY_OTHER, ENTRY_FAULT, ENTRY_IRQ };
+
+/*
+ * Kernel entry points on the stack of a schedule() call, arm64 and x86_64:
+ * a user page fault, or an interrupt (the tick, an IPI).
+ */
+static enum entry_kind entry_of(const char *frame)
+{
+	static const char *const fault[] = {
+		"el0_da", "do_page_fault", "do_mem_abort", "exc_page_fault",
+		"do_user_addr_fault", "handle_mm_fault",
+	};
+	static const char *const irq[] = {
+		"el0_interrupt", "el1_interrupt", "el0t_64_irq", "el1h_64_irq",
+		"sysvec_", "common_interrupt", "irqentry_exit_to_kernel",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fault) / sizeof(fault[0]); i++)
+		if (strstr(frame, fault[i]))
+			return ENTRY_FAULT;
+	for (i = 0; i < sizeof(irq) / sizeof(irq[0]); i++)
+		if (strstr(frame, irq[i]))
+			return ENTRY_IRQ;
+	return ENTRY_OTHER;
+}
+
+/* A worker's switch, gathered from its event and the two stack entries. */
+struct pending_switch {
+	char state[8];		/* prev_state; "" when nothing is pending */
+	enum entry_kind entry;
+	bool have_pc;
+	unsigned long long pc;
+};
+
+static void classify(struct pending_switch *ps, struct holder_counts *hc)
+{
+	if (!ps->state[0])
+		return;
+	if (!ps->have_pc)
+		hc->no_stack++;
+	else if (ps->pc < (uintptr_t)slock_cs_begin || ps->pc >= (uintptr_t)slock_cs_end)
+		hc->not_holding++;
+	else if (!strcmp(ps->state, "R+"))
+		hc->in_kernel++;
+	else if (!strcmp(ps->state, "R"))
+		hc->at_return[ps->entry]++;
+	else
+		hc->blocked++;
+	memset(ps, 0, sizeof(*ps));
+}
+
+/*
+ * Read TRACEFS/trace. With the stacktrace and userstacktrace options, each
+ * worker sched_switch event is followed, on the same CPU, by a "<stack
+ * trace>" entry (the kernel stack: how the task entered the kernel) and a
+ * "<user stack trace>" entry whose first frame is the user PC it left user
+ * space at; their frames are the " => " lines after each entry's header.
+ * Classify every worker switch by that PC, prev_state and the entry.
+ */
+static int trace_classify(const char *tracefs, const pid_t *pids, long procs,
+			  struct holder_counts *hc)
+{
+	enum { MAX_CPUS = 256 };
+	enum { CUR_NONE, CUR_KSTACK, CUR_USTACK } cur = CUR_NONE;
+	static struct pending_switch pending[MAX_CPUS];
+	char path[512], line[1024];
+	int cpu = -1, c;
+	FILE *f;
+
+	memset(pending, 0, sizeof(pending));
+	snprintf(path, sizeof(path), "%s/trace", tracefs);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "slock-bench: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		const char *br, *p, *pp, *st;
+		long pid;
+
+		if (line[0] == '#')
+			continue;
+		if (strstr(line, " => ")) {	/* a frame of the last entry */
+			struct pending_switch *ps;
+			unsigned long long ip;
+			const char *lt = strchr(line, '<');
+
+			if (cpu < 0 || cur == CUR_NONE)
+				continue;
+			ps = &pending[cpu];
+			if (cur == CUR_KSTACK && ps->entry == ENTRY_OTHER)
+				ps->entry = entry_of(line);
+			if (cur == CUR_USTACK && !ps->have_pc && lt &&
+			    sscanf(lt + 1, "%llx", &ip) == 1) {
+				ps->pc = ip;
+				ps->have_pc = true;
+			}
+			continue;
+		}
+		cur = CUR_NONE;
+		br = strchr(line, '[');
+		cpu = br ? atoi(br + 1) : -1;
+		if (cpu < 0 || cpu >= MAX_CPUS) {
+			cpu = -1;
+			continue;
+		}
+		if (strstr(line, "<user stack trace>")) {
+			if (pending[cpu].state[0])
+				cur = CUR_USTACK;
+			continue;
+		}
+		if (strstr(line, "<stack trace>")) {
+			if (pending[cpu].state[0])
+				cur = CUR_KSTACK;
+			continue;
+		}
+		p = strstr(line, " sched_switch: ");
+		if (!p)
+			continue;
+		classify(&pending[cpu], hc);
+		pp = strstr(p, " prev_pid=");
+		st = strstr(p, " prev_state=");
+		if (!pp || !st)
+			continue;
+		pid = strtol(pp + 10, NULL, 10);
+		if (worker_index(pids, procs, pid) < 0)
+			continue;
+		hc->events++;
+		sscanf(st + 12, "%7s", pending[cpu].state);
+	}
+	fclose(f);
+	for (c = 0; c < MAX_CPUS; c++)
+		classify(&pending[c], hc);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: slock-bench [--mapping anon|hugetlb|thp] [--size MIB] [--procs P]\n"
-		"                   [--seconds S] [--outside N] [--json] [--label TEXT]\n");
+		"                   [--seconds S] [--outside N] [--json] [--label TEXT]\n"
+		"                   [--trace TRACEFS] [--rseq-slice]\n");
 }
 
 static int parse_long(const char *s, long min, long max, long *out)
@@ -261,6 +614,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 		if (!strcmp(a, "--json")) {
 			o->json = true;
+			continue;
+		}
+		if (!strcmp(a, "--rseq-slice")) {
+			o->rseq_slice = true;
 			continue;
 		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -297,6 +654,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 				goto bad;
 		} else if (!strcmp(a, "--label")) {
 			o->label = val;
+		} else if (!strcmp(a, "--trace")) {
+			o->tracefs = val;
 		} else {
 			goto bad;
 		}
@@ -372,6 +731,11 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+static double per_million(uint64_t n, uint64_t of)
+{
+	return of ? 1e6 * (double)n / (double)of : 0.0;
+}
+
 static uint64_t hist_percentile(const uint64_t *hist, uint64_t n, double p)
 {
 	uint64_t want = (uint64_t)(p * (double)n), seen = 0;
@@ -394,6 +758,8 @@ int main(int argc, char **argv)
 		.seconds = 5, .outside = 200, .json = false, .label = "",
 	};
 	struct worker_stats tot = { 0 };
+	struct holder_counts hc = { 0 };
+	uint64_t at_return = 0;
 	char preempt[256], thp[256], kernel[300];
 	struct shared *sh;
 	struct rusage ru;
@@ -441,6 +807,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (o.rseq_slice && rseq_register_v2())
+		return 2;
+	/* tracing is off until the measured window; clear what it holds */
+	if (o.tracefs && (tracefs_write(o.tracefs, "tracing_on", "0", 0) ||
+			  tracefs_write(o.tracefs, "trace", "", O_TRUNC)))
+		return 2;
+
 	pids = calloc((size_t)o.procs, sizeof(*pids));
 	if (!pids)
 		return 2;
@@ -455,7 +828,12 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (pids[i] == 0)
-			worker(sh, (int)i, area, size, o.outside);
+			worker(sh, (int)i, area, size, o.outside, o.rseq_slice);
+	}
+	if (!failed && o.tracefs && tracefs_write(o.tracefs, "tracing_on", "1", 0)) {
+		sh->stop = 1;
+		sh->go = 1;
+		failed = 1;
 	}
 	if (!failed) {
 		t0 = now_ns();
@@ -475,6 +853,8 @@ int main(int argc, char **argv)
 		}
 		sh->stop = 1;
 		t1 = now_ns();
+		if (o.tracefs)
+			tracefs_write(o.tracefs, "tracing_on", "0", 0);
 	}
 	for (i = 0; i < o.procs; i++) {
 		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
@@ -484,6 +864,13 @@ int main(int argc, char **argv)
 	if (failed)
 		return 2;
 	getrusage(RUSAGE_CHILDREN, &ru);
+	if (o.tracefs) {
+		hc.lost = trace_losses(o.tracefs, cpus);
+		if (trace_classify(o.tracefs, pids, o.procs, &hc))
+			return 2;
+		at_return = hc.at_return[ENTRY_OTHER] + hc.at_return[ENTRY_FAULT] +
+			    hc.at_return[ENTRY_IRQ];
+	}
 
 	for (i = 0; i < o.procs; i++) {
 		struct worker_stats *w = &sh->w[i];
@@ -493,6 +880,8 @@ int main(int argc, char **argv)
 		tot.spins += w->spins;
 		tot.delays += w->delays;
 		tot.delay_us += w->delay_us;
+		tot.slice_granted += w->slice_granted;
+		tot.slice_yielded += w->slice_yielded;
 		tot.wait_ns += w->wait_ns;
 		if (w->wait_max_ns > tot.wait_max_ns)
 			tot.wait_max_ns = w->wait_max_ns;
@@ -530,6 +919,27 @@ int main(int argc, char **argv)
 		       tot.wait_max_ns, sh->wraps, ru.ru_minflt, ru.ru_nivcsw,
 		       ru.ru_nvcsw, rss_kb, huge_kb);
 		json_str(preempt);
+		printf(",\"rseq_slice\":%s", o.rseq_slice ? "true" : "false");
+		if (o.rseq_slice)
+			printf(",\"slice_granted\":%" PRIu64 ",\"slice_yielded\":%" PRIu64,
+			       tot.slice_granted, tot.slice_yielded);
+		if (o.tracefs)
+			printf(",\"trace\":{\"in_kernel\":%" PRIu64 ",\"at_return\":%" PRIu64
+			       ",\"at_return_fault\":%" PRIu64 ",\"at_return_irq\":%" PRIu64
+			       ",\"at_return_other\":%" PRIu64
+			       ",\"blocked\":%" PRIu64 ",\"not_holding\":%" PRIu64
+			       ",\"events\":%" PRIu64 ",\"no_stack\":%" PRIu64
+			       ",\"lost\":%" PRIu64 ",\"in_kernel_pm\":%.2f"
+			       ",\"at_return_pm\":%.2f,\"at_return_fault_pm\":%.2f"
+			       ",\"at_return_irq_pm\":%.2f,\"blocked_pm\":%.2f}",
+			       hc.in_kernel, at_return, hc.at_return[ENTRY_FAULT],
+			       hc.at_return[ENTRY_IRQ], hc.at_return[ENTRY_OTHER],
+			       hc.blocked, hc.not_holding, hc.events, hc.no_stack, hc.lost,
+			       per_million(hc.in_kernel, tot.acquisitions),
+			       per_million(at_return, tot.acquisitions),
+			       per_million(hc.at_return[ENTRY_FAULT], tot.acquisitions),
+			       per_million(hc.at_return[ENTRY_IRQ], tot.acquisitions),
+			       per_million(hc.blocked, tot.acquisitions));
 		printf(",\"shmem_enabled\":");
 		json_str(thp);
 		printf(",\"kernel\":");
@@ -558,11 +968,27 @@ int main(int argc, char **argv)
 		       ru.ru_nivcsw, ru.ru_nvcsw);
 		printf("  mapping            rss %ld kB, in huge pages %ld kB (largest worker view)\n",
 		       rss_kb, huge_kb);
+		if (o.rseq_slice)
+			printf("  rseq slice ext.    %" PRIu64 " sections extended, %" PRIu64
+			       " yielded in time\n", tot.slice_granted, tot.slice_yielded);
+		if (o.tracefs)
+			printf("  holder scheduled out, per million sections: %.2f preempted in the\n"
+			       "    kernel, %.2f at the return to user space (%.2f from a page\n"
+			       "    fault, %.2f from an interrupt), %.2f blocked\n"
+			       "    (%" PRIu64 " worker switches traced, %" PRIu64
+			       " outside the section, %" PRIu64 " without a PC, %" PRIu64 " lost)\n",
+			       per_million(hc.in_kernel, tot.acquisitions),
+			       per_million(at_return, tot.acquisitions),
+			       per_million(hc.at_return[ENTRY_FAULT], tot.acquisitions),
+			       per_million(hc.at_return[ENTRY_IRQ], tot.acquisitions),
+			       per_million(hc.blocked, tot.acquisitions), hc.events,
+			       hc.not_holding, hc.no_stack, hc.lost);
 		if (o.mapping != MAP_KIND_ANON && huge_kb <= 0)
 			printf("  note: no huge pages were used; %s\n",
 			       o.mapping == MAP_KIND_THP ?
 			       "shmem THP needs shmem_enabled advise or always" :
 			       "check vm.nr_hugepages");
 	}
-	return 0;
+	/* counts that missed events are not counts */
+	return o.tracefs && hc.lost ? 3 : 0;
 }

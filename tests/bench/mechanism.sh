@@ -1,0 +1,200 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# mechanism.sh  (make bench, BENCH_PARTS=mechanism)
+# Where is a PostgreSQL-like lock holder scheduled out, and how often, by
+# kernel x preemption mode x memory backing? Deterministic guests (QEMU
+# -icount, single-threaded TCG: guest time counts instructions) boot
+#   patched  the series' PREEMPT_DYNAMIC kernel, modes none voluntary full
+#            lazy switched at runtime (x86_64 also lazy with the holder
+#            asking for an rseq time-slice extension)
+#   seed     the report's fix, PREEMPT_NONE built in, not dynamic
+#   seeddyn  the report's fix with PREEMPT_DYNAMIC, booting in none
+# and run tests/bench/guest-mech.sh: slock-bench --trace per memory backing
+# (anon 4 KiB shmem, shmem THP, hugetlb), then pgbench simple-update for a
+# fixed number of transactions (guest ns per transaction) in each mode.
+#
+# A cell is (arch, vCPUs, kernel, mode, memory, rseq). Each cell's runs go
+# to a file of its own under $BUILD/bench/mechanism/cells; a cell with
+# MECH_REPS runs is done, so an interrupted matrix resumes where it
+# stopped (MECH_FRESH=1 starts over). Results: mechanism.json (one object
+# per cell: medians and quartiles of every counter, Mann-Whitney p against
+# lazy on the patched kernel), mechanism.md (the table), mechanism.png.
+#
+# Environment: MECH_ARCHES (arm64 x86_64), MECH_VCPUS (2 4), MECH_KERNELS
+# (patched seed seeddyn; any make kernel-ARCH-VARIANT name: all but seed and
+# seeddyn switch modes), MECH_MAPS (anon thp hugetlb), MECH_CELLS (instead
+# of the matrix, these MODE:MEMORY:RSEQ cells for every kernel, e.g.
+# "lazy:anon:off"), MECH_OUT (output directory), MECH_REPS (5),
+# MECH_SECS guest seconds per run (0.5), MECH_SIZE MiB (64), MECH_PG_T
+# pgbench transactions per client, 0 for none (150), MECH_PG_C clients (4).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+. tests/lib/common.sh
+. tests/pg/host-lib.sh
+
+arches=${MECH_ARCHES:-arm64 x86_64}
+vcpus_list=${MECH_VCPUS:-2 4}
+kernels=${MECH_KERNELS:-patched seed seeddyn}
+maps=${MECH_MAPS:-anon thp hugetlb}
+reps=${MECH_REPS:-5}
+secs=${MECH_SECS:-0.5}
+size=${MECH_SIZE:-64}
+pg_t=${MECH_PG_T:-150}
+pg_c=${MECH_PG_C:-4}
+out=${MECH_OUT:-$BUILD/bench/mechanism}
+cells=$out/cells
+[ "${MECH_FRESH:-0}" = 0 ] || rm -rf "$out"
+mkdir -p "$cells"
+
+step() {
+	printf '==> [%s] %s\n' "$(date +%H:%M:%S)" "$*"
+}
+
+fail() {
+	printf 'mechanism: %s\n' "$*" >&2
+	exit 1
+}
+
+# cells_of ARCH KERNEL: the cells one boot of KERNEL measures, MODE:MEM:RSEQ
+cells_of() {
+	if [ -n "${MECH_CELLS:-}" ]; then
+		echo "$MECH_CELLS" | tr ' ' '\n'
+		return
+	fi
+	case "$2" in
+	seed | seeddyn) modes=boot ;;
+	*) modes="none voluntary full lazy" ;;
+	esac
+	for m in $modes; do
+		for map in $maps; do
+			echo "$m:$map:off"
+		done
+		[ "$pg_t" -eq 0 ] || echo "$m:pgbench:off"
+	done
+	# rseq slice extension: GENERIC_ENTRY only (x86_64 here, not arm64)
+	if [ "$2" = patched ] && [ "$1" = x86_64 ]; then
+		for map in $maps; do
+			echo "lazy:$map:slice"
+		done
+	fi
+}
+
+cell_file() { # ARCH VCPUS KERNEL CELL
+	printf '%s/%s-%s-%s-%s.txt' "$cells" "$1" "$2" "$3" "$(echo "$4" | tr : -)"
+}
+
+# json_get JSON KEY: a number from slock-bench's JSON (keys are unique)
+json_get() {
+	printf '%s' "$1" | sed -n "s/.*\"$2\":\([-0-9.]*\).*/\1/p"
+}
+
+guest_dir() { # ARCH: test directory with the guest script and static tools
+	gd=$out/t-$1
+	bin=$BUILD/bench/bin-$1
+	mkdir -p "$gd" "$bin"
+	make -s -C tests/bench O="$bin" CC="$(guest_cc "$1")" LDFLAGS=-static >&2 ||
+		fail "static slock-bench build for $1 failed"
+	cp tests/bench/guest-mech.sh "$gd/run"
+	cp tests/pg/guest-lib.sh "$bin/slock-bench" "$bin/ovh-bench" "$gd/"
+	chmod 0755 "$gd/run"
+	printf '%s' "$gd"
+}
+
+started=$(date +%s)
+for arch in $arches; do
+	gdir=$(guest_dir "$arch")
+	rootfs=
+	for kernel in $kernels; do
+		for vcpus in $vcpus_list; do
+			todo=
+			need_pg=0
+			for c in $(cells_of "$arch" "$kernel"); do
+				f=$(cell_file "$arch" "$vcpus" "$kernel" "$c")
+				n=0
+				[ ! -f "$f" ] || n=$(wc -l <"$f")
+				[ "$n" -ge "$reps" ] && continue
+				rm -f "$f"
+				todo="$todo $c"
+				case "$c" in *:pgbench:*) need_pg=1 ;; esac
+			done
+			if [ -z "$todo" ]; then
+				step "$arch $vcpus vCPUs $kernel: done before, skipped"
+				continue
+			fi
+			image=$(kernel_image "$arch" "$kernel")
+			if [ ! -f "$image" ]; then
+				step "building the $arch $kernel kernel (make kernel-$arch-$kernel)"
+				make -s "kernel-$arch-$kernel" || fail "kernel build failed"
+			fi
+			if [ "$need_pg" = 1 ] && [ -z "$rootfs" ]; then
+				rootfs=$(tests/pg/mkrootfs.sh "$arch") || fail "mkrootfs.sh $arch failed"
+			fi
+			cl=$(printf '%s' "${todo# }" | tr ' ' _)
+			extra=
+			[ "$need_pg" = 0 ] || extra=$rootfs
+			step "$arch $vcpus vCPUs $kernel:$(echo "$todo" | wc -w) cells x $reps runs (-icount)"
+			log=$out/$arch-$vcpus-$kernel
+			rc=0
+			guest_live "$log.out" "$log.console" --arch "$arch" --kernel "$image" \
+				--smp "$vcpus" --mem 1536 --icount --timeout 10800 \
+				${extra:+--extra-initrd "$extra"} \
+				--append "B_CELLS=$cl B_REPS=$reps B_SECS=$secs B_SIZE=$size B_PG_T=$pg_t B_PG_C=$pg_c" \
+				"$gdir" || rc=$?
+			grep -E '^(kernel|build|boot_mode|modes|hugepages|error) ' "$log.out" |
+				sed 's/^/    /'
+			if grep -q '^error ' "$log.out"; then
+				fail "$arch $vcpus $kernel: the guest reported errors (above; $log.console)"
+			fi
+			[ "$rc" = 0 ] || fail "$arch $vcpus $kernel: guest failed (exit $rc), see $log.console"
+			# mech MODE MEM RSEQ REP JSON -> one normalised line per run
+			while read -r tag mode mem rseq rep json; do
+				[ "$tag" = mech ] || continue
+				f=$(cell_file "$arch" "$vcpus" "$kernel" "$mode:$mem:$rseq")
+				printf 'mech %s %s %s %s %s %s %s' "$arch" "$vcpus" "$kernel" \
+					"$mode" "$mem" "$rseq" "$rep" >>"$f"
+				for k in acq_per_sec spins_per_acq contended_pct in_kernel_pm \
+					at_return_pm at_return_fault_pm at_return_irq_pm blocked_pm \
+					in_kernel at_return at_return_fault at_return_irq \
+					at_return_other blocked not_holding events no_stack lost \
+					minflt nivcsw huge_kb; do
+					printf ' %s=%s' "$k" "$(json_get "$json" "$k")" >>"$f"
+				done
+				if [ "$rseq" = slice ]; then
+					printf ' slice_granted=%s slice_yielded=%s' \
+						"$(json_get "$json" slice_granted)" \
+						"$(json_get "$json" slice_yielded)" >>"$f"
+				fi
+				echo >>"$f"
+			done <"$log.out"
+			awk -v a="$arch" -v v="$vcpus" -v k="$kernel" -v d="$cells" '$1 == "mechpg" && $3 != "warmup" {
+				f = d "/" a "-" v "-" k "-" $2 "-pgbench-off.txt"
+				print "mech", a, v, k, $2, "pgbench off", $3, "ns_per_txn=" $4 >>f
+				close(f) }' "$log.out"
+			for c in $todo; do
+				f=$(cell_file "$arch" "$vcpus" "$kernel" "$c")
+				n=0
+				[ ! -f "$f" ] || n=$(wc -l <"$f")
+				[ "$n" -ge "$reps" ] ||
+					fail "$arch $vcpus $kernel: cell $c has $n of $reps runs (see $log.out)"
+			done
+		done
+	done
+done
+took=$(($(date +%s) - started))
+
+cat "$cells"/*.txt >"$out/raw.txt"
+awk -v json="$out/mechanism.json" -v dat="$out/mechanism.dat" \
+	-v took="$took" -v reps="$reps" -v secs="$secs" -v size="$size" \
+	-v pg_t="$pg_t" -v date="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+	-f tests/bench/stats-lib.awk -f tests/bench/mech-stats.awk \
+	"$out/raw.txt" >"$out/mechanism.md" || fail "mech-stats.awk failed"
+if command -v gnuplot >/dev/null 2>&1 && [ -s "$out/mechanism.dat" ]; then
+	titles=$(awk '$2 == "in_kernel" { gsub(/"/, "", $1); printf "%s ", $1 }' \
+		"$out/mechanism.dat")
+	gnuplot -e "dat='$out/mechanism.dat'; png='$out/mechanism.png'; titles='$titles'" \
+		tests/bench/mechanism.gp || step "gnuplot failed"
+fi
+step "mechanism done in ${took} s (this run's boots only)"
+cat "$out/mechanism.md"
