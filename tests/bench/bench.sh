@@ -28,6 +28,13 @@
 #       that is what a boot pays). Second row, an upper bound: the hook's
 #       pp_apply timed inside the rig's tiny busybox boot, one sample per
 #       boot (guest-bootcost.sh). Goal: under 1 % on the dracut boot
+#   mechanism (only when named in BENCH_PARTS): where a PostgreSQL-like
+#       lock holder is scheduled out, by kernel (this series in every mode,
+#       the report's own PREEMPT_NONE fix built both ways) x memory backing
+#       x vCPUs, counted from the kernel's sched_switch events in -icount
+#       guests; arm64 and x86_64 whatever BENCH_ARCH says; resumable cell
+#       by cell. See tests/bench/mechanism.sh (MECH_* knobs); results in
+#       $BUILD/bench/mechanism/
 #   (e) runtime mode switches (one every few seconds) under a running
 #       pgbench with per-second progress, multi-threaded TCG: tps in the
 #       seconds with a switch vs the steady seconds, and failed
@@ -58,6 +65,13 @@ cd "$top"
 arch=${BENCH_ARCH:-arm64}
 variant=${BENCH_VARIANT:-patched}
 parts=${BENCH_PARTS:-a b c d e}
+
+case " $parts " in *" mechanism "*)
+	tests/bench/mechanism.sh
+	parts=$(echo "$parts" | tr ' ' '\n' | grep -vx mechanism | tr '\n' ' ')
+	[ -n "${parts% }" ] || exit 0
+	;;
+esac
 smp=${BENCH_SMP:-2}
 out=$BUILD/bench
 raw=$out/raw.txt
