@@ -5,8 +5,8 @@
 # with QEMU -icount: guest time counts instructions, so runs repeat). Where
 # is a lock holder scheduled out, by preemption mode x memory backing?
 # slock-bench --trace counts it from the kernel's sched_switch events (see
-# its header). Cells are MODE:MEMORY:RSEQ, measured in one warm-up pass,
-# then B_REPS rounds, each running every cell once. Output, one line per
+# its header). Cells are MODE:MEMORY:RSEQ: one warm-up run per memory
+# backing, then B_REPS rounds, each running every cell once. Output, one line per
 # measured run:
 #   mech MODE MEMORY RSEQ REP {slock-bench's JSON}
 #   mechpg MODE REP NS_PER_TRANSACTION     (MEMORY "pgbench")
@@ -97,8 +97,16 @@ cell_run() { # MODE:MEMORY:RSEQ REP
 	run "$m" "${rest%%:*}" "${rest#*:}" "$2"
 }
 
+# One warm-up run per memory backing, not per cell: guest time under
+# -icount does not see the host faulting in guest RAM, so the warm-up only
+# has to bring the guest's own state (page tables of the binary, the
+# hugetlb pool, tracefs buffers) to where the measured runs find it.
 say "warm-up"
+warmed=
 for c in $slock_cells; do
+	mem=${c#*:}
+	case " $warmed " in *" $mem "*) continue ;; esac
+	warmed="$warmed $mem"
 	cell_run "$c" warmup >/dev/null
 done
 rep=1

@@ -85,11 +85,6 @@ cell_file() { # ARCH VCPUS KERNEL CELL
 	printf '%s/%s-%s-%s-%s.txt' "$cells" "$1" "$2" "$3" "$(echo "$4" | tr : -)"
 }
 
-# json_get JSON KEY: a number from slock-bench's JSON (keys are unique)
-json_get() {
-	printf '%s' "$1" | sed -n "s/.*\"$2\":\([-0-9.]*\).*/\1/p"
-}
-
 guest_dir() { # ARCH: test directory with the guest script and static tools
 	gd=$out/t-$1
 	bin=$BUILD/bench/bin-$1
@@ -148,26 +143,27 @@ for arch in $arches; do
 				fail "$arch $vcpus $kernel: the guest reported errors (above; $log.console)"
 			fi
 			[ "$rc" = 0 ] || fail "$arch $vcpus $kernel: guest failed (exit $rc), see $log.console"
-			# mech MODE MEM RSEQ REP JSON -> one normalised line per run
-			while read -r tag mode mem rseq rep json; do
-				[ "$tag" = mech ] || continue
-				f=$(cell_file "$arch" "$vcpus" "$kernel" "$mode:$mem:$rseq")
-				printf 'mech %s %s %s %s %s %s %s' "$arch" "$vcpus" "$kernel" \
-					"$mode" "$mem" "$rseq" "$rep" >>"$f"
-				for k in acq_per_sec spins_per_acq contended_pct in_kernel_pm \
-					at_return_pm at_return_fault_pm at_return_irq_pm blocked_pm \
-					in_kernel at_return at_return_fault at_return_irq \
-					at_return_other blocked not_holding events no_stack lost \
-					minflt nivcsw huge_kb; do
-					printf ' %s=%s' "$k" "$(json_get "$json" "$k")" >>"$f"
-				done
-				if [ "$rseq" = slice ]; then
-					printf ' slice_granted=%s slice_yielded=%s' \
-						"$(json_get "$json" slice_granted)" \
-						"$(json_get "$json" slice_yielded)" >>"$f"
-				fi
-				echo >>"$f"
-			done <"$log.out"
+			# mech MODE MEM RSEQ REP JSON -> one normalised line per run,
+			# KEY=VALUE for the numbers of slock-bench's JSON (keys are
+			# unique in it), into the cell's file
+			awk -v a="$arch" -v v="$vcpus" -v k="$kernel" -v d="$cells" '
+			$1 == "mech" && $5 != "warmup" {
+				f = d "/" a "-" v "-" k "-" $2 "-" $3 "-" $4 ".txt"
+				line = "mech " a " " v " " k " " $2 " " $3 " " $4 " " $5
+				n = split("acq_per_sec spins_per_acq contended_pct in_kernel_pm " \
+					"at_return_pm at_return_fault_pm at_return_irq_pm blocked_pm " \
+					"in_kernel at_return at_return_fault at_return_irq " \
+					"at_return_other blocked not_holding events no_stack lost " \
+					"minflt nivcsw huge_kb slice_granted slice_yielded", K, " ")
+				for (i = 1; i <= n; i++)
+					if (match($0, "\"" K[i] "\":[-0-9.]+")) {
+						kv = substr($0, RSTART + 1, RLENGTH - 1)
+						sub(/":/, "=", kv)
+						line = line " " kv
+					}
+				print line >>f
+				close(f)
+			}' "$log.out"
 			awk -v a="$arch" -v v="$vcpus" -v k="$kernel" -v d="$cells" '$1 == "mechpg" && $3 != "warmup" {
 				f = d "/" a "-" v "-" k "-" $2 "-pgbench-off.txt"
 				print "mech", a, v, k, $2, "pgbench off", $3, "ns_per_txn=" $4 >>f
