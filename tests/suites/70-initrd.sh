@@ -77,6 +77,23 @@ else
 	skip "preempt-policy.service passes systemd-analyze verify" "no systemd-analyze"
 fi
 
+# --- the hook sourced by real shells, /run broken ---------------------
+
+# dash, bash as sh and busybox sh source the real dracut hook with /run
+# read-only, full, a file, and the library missing, a directory or
+# broken: each must reach its next line (tests/initrd/shell-faults.sh;
+# user and mount namespaces, a scratch tree, nothing of the host's).
+bin=$work/x86_64/preempt-policy
+if [ "$(uname -m)" != x86_64 ]; then
+	skip "the hook sourced by dash, bash and busybox sh with /run broken" \
+		"needs an x86_64 host for the static x86_64 tool"
+elif ! out=$("$T/build-policy.sh" x86_64 "$bin" 2>&1); then
+	not_ok "x86_64 static preempt-policy builds (make -C policy static)"
+	diag "$out"
+else
+	"$T/shell-faults.sh" "$bin"
+fi
+
 # --- guests ------------------------------------------------------------
 
 # report_mode FILE: the running mode (in parentheses) the root's init saw.
@@ -124,8 +141,9 @@ assert_case() {
 # (a tab separates fields; the regexes are one field, '|' between them).
 cases="picks-none	patched	pg-big	-	none	0	switched from lazy to none: rule initrd-pg-shm|using the initramfs copy
 keeps-default	patched	empty	-	lazy	0	keeping lazy: no rule matched
-admin-full-wins	patched	pg-big	preempt=full	full	0	preempt=full on the command line
-policy-off	patched	pg-big	preempt.policy=off	lazy	absent	disabled by preempt.policy=off
+admin-full-wins	patched	pg-big	preempt=full	full	admin	preempt=full on the command line is the admin's choice; not run
+policy-off	patched	pg-big	preempt.policy=off	lazy	off	disabled by preempt.policy=off; not run
+policy-list-off	patched	pg-big	preempt.policy=debug,off	lazy	off	disabled by preempt.policy=debug,off; not run
 broken-config	patched	bad-policy	-	lazy	2	unknown fact|bad input (exit 2)
 unpatched-kernel	base	pg-big	-	lazy	3	cannot apply none|kernel cannot switch to the chosen mode
 root-policy-wins-debug	base	force-full	preempt.policy=debug	full	0	switched from lazy to full: rule site-full|current mode:"
@@ -133,7 +151,8 @@ arm64_faults="tool-crash	base	pg-big	pp_fault=crash	lazy	139	crashed (signal 11)
 tool-hang	base	pg-big	pp_fault=hang	lazy	142	timed out after 3 s and was killed
 initramfs-tools-unpatched	base	pg-big	pp_flavour=initramfs-tools	lazy	3	cannot apply none|kernel cannot switch to the chosen mode
 initramfs-tools-root-policy	base	force-full	pp_flavour=initramfs-tools	full	0	switched from lazy to full: rule site-full
-initramfs-tools-off	base	force-full	pp_flavour=initramfs-tools preempt.policy=off	lazy	absent	disabled by preempt.policy=off"
+initramfs-tools-off	base	force-full	pp_flavour=initramfs-tools preempt.policy=off	lazy	off	disabled by preempt.policy=off
+initramfs-tools-admin	base	force-full	pp_flavour=initramfs-tools preempt=full	full	admin	preempt=full on the command line is the admin's choice"
 
 # run_cases ARCH RUNNER CASES: RUNNER ARCH VARIANT FIXTURE APPEND OUT
 run_cases() {
@@ -195,9 +214,8 @@ boot_busybox() {
 }
 
 bin=$work/x86_64/preempt-policy
-if ! out=$("$T/build-policy.sh" x86_64 "$bin" 2>&1); then
-	not_ok "x86_64 static preempt-policy builds (make -C policy static)"
-	diag "$out"
+if [ ! -x "$bin" ]; then
+	not_ok "x86_64 dracut initramfs: no static x86_64 preempt-policy"
 elif ! command -v dracut >/dev/null; then
 	skip "x86_64 dracut initramfs" "dracut is not installed"
 elif ! out=$("$T/mkdracut.sh" "$work/dracut-x86_64.img" "$bin" "$T/initrd-conf" 2>&1); then
