@@ -106,10 +106,12 @@ else
 	base=$sysroot/usr/lib/dracut
 	cp -a "$module" "$base/modules.d/"
 	mkdir -p "$sysroot/usr/sbin" "$sysroot/etc/preempt-policy-initrd"
-	ppbin=$sysroot/usr/sbin/preempt-policy
-	cp "$bin" "$ppbin"
-	ppconf=$sysroot/etc/preempt-policy-initrd
-	[ -z "$confdir" ] || cp -R "$confdir/." "$ppconf/"
+	# Paths on the target system: the module reads them below the
+	# sysroot, like every path it reads.
+	ppbin=/usr/sbin/preempt-policy
+	cp "$bin" "$sysroot$ppbin"
+	ppconf=/etc/preempt-policy-initrd
+	[ -z "$confdir" ] || cp -R "$confdir/." "$sysroot$ppconf/"
 	DRACUT_LDD=$here/cross-ldd.sh
 	DRACUT_LDCONFIG=true
 	DRACUT_INSTALL=$base/dracut-install
@@ -152,8 +154,12 @@ EOF
 fi
 
 mkdir -p "$(dirname "$out")"
-dracutbasedir=$base dracut --quiet --force --no-kernel --no-hostonly \
-	--no-hostonly-cmdline --conf "$work/dracut.conf" \
+# Hostonly (sloppy): the host's policy goes into the image only then, as
+# a distribution's default host-only image has it; nothing of the build
+# machine's own configuration is asked for (no kernel, no cmdline, empty
+# confdir).
+dracutbasedir=$base dracut --quiet --force --no-kernel \
+	--hostonly --hostonly-mode sloppy --no-hostonly-cmdline --conf "$work/dracut.conf" \
 	--confdir "$work/conf.d" --tmpdir "$work/tmp" \
 	${sysroot:+--sysroot "$sysroot"} \
 	--modules "$modules" \

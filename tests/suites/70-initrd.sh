@@ -17,11 +17,15 @@ work=$BUILD/initrd
 mkdir -p "$work/out"
 
 check "initrd scripts are shellcheck clean (POSIX sh)" shellcheck -s sh \
-	initrd/lib/preempt-policy-lib.sh initrd/dracut/55preempt-policy/*.sh \
+	initrd/lib/preempt-policy-lib.sh \
+	initrd/dracut/55preempt-policy/preempt-policy-hook.sh \
 	initrd/initramfs-tools/hooks/preempt-policy \
 	initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
 	$T/*.sh $T/root-init $T/guest/run $T/guest/fault-* \
 	tests/suites/70-initrd.sh
+
+check "dracut's module-setup.sh is shellcheck clean (bash, as dracut runs it)" \
+	shellcheck -s bash initrd/dracut/55preempt-policy/module-setup.sh
 
 spdx_missing() {
 	find initrd tests/initrd tests/suites/70-initrd.sh -type f |
@@ -68,6 +72,38 @@ if out=$(make -s -C initrd install DESTDIR="$dest" PREFIX=/usr 2>&1); then
 else
 	not_ok "make -C initrd install DESTDIR PREFIX=/usr"
 	diag "$out"
+fi
+
+# check() of the installed module-setup.sh, as dracut calls it (bash,
+# dracut's variables): an optional module (255: only when asked for),
+# in hostonly images where the host has the tool (0), never in a kdump
+# image or without the tool (1). The tool is looked up below the sysroot.
+ms=$dest/usr/lib/dracut/modules.d/55preempt-policy/module-setup.sh
+sr=$work/check-sysroot
+rm -rf "$sr"
+mkdir -p "$sr/usr/sbin"
+cp /bin/true "$sr/usr/sbin/preempt-policy"
+got=
+for how in generic hostonly kdump no-tool user-bin user-bin-missing; do
+	# shellcheck disable=SC2016 # expanded by bash
+	r=$(dracutsysrootdir=$sr bash -c '
+		. "$1" || exit 99
+		case $2 in
+		hostonly) hostonly=-h ;;
+		kdump) hostonly=-h IN_KDUMP=1 ;;
+		no-tool) dracutsysrootdir=$dracutsysrootdir/nothing ;;
+		user-bin) preempt_policy_bin=/usr/sbin/preempt-policy ;;
+		user-bin-missing) preempt_policy_bin=/usr/bin/preempt-policy ;;
+		esac
+		check
+		echo $?' check "$ms" "$how" 2>&1)
+	got="$got $how=$r"
+done
+want=" generic=255 hostonly=0 kdump=1 no-tool=1 user-bin=255 user-bin-missing=1"
+if [ "$got" = "$want" ]; then
+	ok "dracut check(): optional (255), hostonly 0, never kdump, tool looked up below the sysroot"
+else
+	not_ok "dracut check():$got; want$want"
 fi
 
 if command -v systemd-analyze >/dev/null; then
