@@ -268,7 +268,8 @@ pp_should_run() {
 # /etc/preempt-policy.conf and .d, /etc/postgresql, PGDATA) and switch the
 # running kernel. VERBOSE non-empty adds --verbose (the tool also turns it
 # on by itself for preempt.policy=debug). Returns 0 whatever happens; the
-# tool's exit code is kept in $PP_RUNDIR/status.
+# tool's exit code is kept in $PP_RUNDIR/status and in PP_RC (127 when the
+# tool is missing, 1 without a root), for the systemd unit's exit status.
 pp_apply() {
 	_pp_root=$1
 	_pp_verbose=${2:-}
@@ -279,11 +280,15 @@ pp_apply() {
 	if [ ! -x "$_pp_bin" ]; then
 		pp_log 4 "$_pp_bin is missing; the kernel keeps its mode ($(pp_current_mode))"
 		pp_status missing
+		# shellcheck disable=SC2034 # read by the unit's ExecStart
+		PP_RC=127
 		return 0
 	fi
 	if [ -z "$_pp_root" ] || [ ! -d "$_pp_root/etc" ]; then
 		pp_log 4 "no root file system at '$_pp_root'; not run, the kernel keeps its mode ($(pp_current_mode))"
 		pp_status noroot
+		# shellcheck disable=SC2034 # read by the unit's ExecStart
+		PP_RC=1
 		return 0
 	fi
 
@@ -329,6 +334,8 @@ pp_apply() {
 	"$_pp_bin" --output-dir "$PP_RUNDIR" --timeout "$_pp_timeout" "$@" apply \
 		</dev/null
 	_pp_rc=$?
+	# shellcheck disable=SC2034 # read by the unit's ExecStart
+	PP_RC=$_pp_rc
 	pp_status "$_pp_rc"
 	pp_read_mode
 	[ -z "$_pp_umount" ] || umount "$_pp_dbgfs" 2>/dev/null

@@ -106,11 +106,62 @@ else
 	not_ok "dracut check():$got; want$want"
 fi
 
+unit=$dest/usr/lib/systemd/system/preempt-policy.service
 if command -v systemd-analyze >/dev/null; then
 	check "preempt-policy.service passes systemd-analyze verify" \
 		make -s -C initrd check
+	# The hardening: an exposure level below 4 (it was 9.5 UNSAFE).
+	level=$(systemd-analyze security --offline=yes "$unit" 2>/dev/null |
+		sed -n 's/.*Overall exposure level for preempt-policy.service: \([0-9.]*\).*/\1/p')
+	if [ -n "$level" ] && awk -v l="$level" 'BEGIN { exit !(l < 4) }'; then
+		ok "preempt-policy.service: systemd-analyze security exposure $level (below 4)"
+	else
+		not_ok "preempt-policy.service: systemd-analyze security exposure '${level:-none}', want below 4"
+	fi
 else
 	skip "preempt-policy.service passes systemd-analyze verify" "no systemd-analyze"
+	skip "preempt-policy.service exposure below 4" "no systemd-analyze"
+fi
+# Conditions and order the decision depends on.
+missing=
+for l in 'ConditionVirtualization=!container' \
+	'After=systemd-sysctl.service systemd-tmpfiles-setup.service' \
+	'RuntimeDirectory=preempt-policy' 'TimeoutStartSec=10s' \
+	'DeviceAllow=/dev/kmsg w' 'DevicePolicy=closed'; do
+	grep -qxF "$l" "$unit" || missing="$missing '$l'"
+done
+if [ -z "$missing" ]; then
+	ok "preempt-policy.service: not in containers, after sysctl and tmpfiles, own output directory, 10 s"
+else
+	not_ok "preempt-policy.service lacks:$missing"
+fi
+
+# The unit's ExecStart, as installed, run by /bin/sh on a scratch tree
+# (PREEMPT_POLICY_PREFIX; the library hands it to the tool): its exit
+# status is the tool's, and it leaves this run's status, not an older one.
+execstart=$(sed -n "s/^ExecStart=\/bin\/sh -c '\(.*\)'\$/\1/p" "$unit" | sed 's/\$\$/$/g')
+sc=$work/unit-run
+rm -rf "$sc"
+mkdir -p "$sc/proc" "$sc/sys/kernel/preempt" "$sc/etc" "$sc/run/preempt-policy" "$sc/dev" "$sc/lib"
+echo "console=ttyS0" >"$sc/proc/cmdline"
+echo "full (lazy)" >"$sc/sys/kernel/preempt/mode"
+: >"$sc/dev/kmsg"
+echo stale >"$sc/run/preempt-policy/status"
+got=
+for want in 0 3 4; do
+	printf '#!/bin/sh\nexit %s\n' "$want" >"$sc/tool"
+	chmod +x "$sc/tool"
+	# The installed library's path is in the command; run it from there.
+	PREEMPT_POLICY_PREFIX=$sc PREEMPT_POLICY_STAGE=unit PREEMPT_POLICY_BIN=$sc/tool \
+		PREEMPT_POLICY_TIMEOUT=5 \
+		/bin/sh -c "$(printf '%s' "$execstart" | sed "s|/usr/lib/preempt-policy/|$dest/usr/lib/preempt-policy/|")"
+	got="$got $?:$(cat "$sc/run/preempt-policy/status" 2>/dev/null)"
+done
+if [ "$got" = " 0:0 3:3 4:4" ] && grep -q 'preempt-policy: unit: writing the mode failed (exit 4)' "$sc/dev/kmsg"; then
+	ok "preempt-policy.service's ExecStart exits with the tool's status and leaves it in /run/preempt-policy/status"
+else
+	not_ok "preempt-policy.service's ExecStart: exit:status$got, want 0:0 3:3 4:4 and a unit: log line"
+	diag "$(cat "$sc/dev/kmsg")"
 fi
 
 # --- the hook sourced by real shells, /run broken ---------------------
