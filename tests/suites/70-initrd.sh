@@ -42,43 +42,95 @@ else
 fi
 
 # make install lays the files out where dracut, systemd and
-# initramfs-tools look, with the paths filled in.
+# initramfs-tools look (their directories from pkg-config, whatever
+# PREFIX says), with the paths filled in.
+dirs=$(make -s -C initrd print-dirs PREFIX=/usr/local)
+DRACUTDIR=$(printf '%s\n' "$dirs" | sed -n 's/.*DRACUTDIR=\([^ ]*\).*/\1/p')
+UNITDIR=$(printf '%s\n' "$dirs" | sed -n 's/.*UNITDIR=\([^ ]*\).*/\1/p')
+want_dracut=$(pkg-config --variable=dracutmodulesdir dracut 2>/dev/null)
+want_unit=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+if [ "$DRACUTDIR" = "${want_dracut:-/usr/lib/dracut/modules.d}/55preempt-policy" ] &&
+	[ "$UNITDIR" = "${want_unit:-/usr/lib/systemd/system}" ]; then
+	ok "PREFIX=/usr/local leaves the dracut and systemd directories to pkg-config ($DRACUTDIR, $UNITDIR)"
+else
+	not_ok "PREFIX=/usr/local moved the boot directories: $dirs"
+fi
 dest=$work/destdir
 rm -rf "$dest"
-if out=$(make -s -C initrd install DESTDIR="$dest" PREFIX=/usr 2>&1); then
+if out=$(make -s install DESTDIR="$dest" PREFIX=/usr/local 2>&1); then
 	bad=
-	for f in lib/dracut/modules.d/55preempt-policy/module-setup.sh \
-		lib/dracut/modules.d/55preempt-policy/preempt-policy-hook.sh \
-		lib/dracut/modules.d/55preempt-policy/preempt-policy-lib.sh \
-		lib/systemd/system/preempt-policy.service \
-		share/initramfs-tools/hooks/preempt-policy \
-		share/initramfs-tools/scripts/init-bottom/preempt-policy \
-		lib/preempt-policy/preempt-policy-lib.sh; do
-		[ -f "$dest/usr/$f" ] || bad="$bad missing:$f"
+	for f in "$DRACUTDIR/module-setup.sh" "$DRACUTDIR/preempt-policy-hook.sh" \
+		"$DRACUTDIR/preempt-policy-lib.sh" "$UNITDIR/preempt-policy.service" \
+		/usr/share/initramfs-tools/hooks/preempt-policy \
+		/usr/share/initramfs-tools/scripts/init-bottom/preempt-policy \
+		/usr/local/lib/preempt-policy/preempt-policy-lib.sh \
+		/usr/local/sbin/preempt-policy /etc/preempt-policy.conf \
+		/usr/local/share/man/man8/preempt-policy.8; do
+		[ -f "$dest$f" ] || bad="$bad missing:$f"
 	done
-	for f in lib/dracut/modules.d/55preempt-policy/module-setup.sh \
-		share/initramfs-tools/hooks/preempt-policy \
-		share/initramfs-tools/scripts/init-bottom/preempt-policy; do
-		[ -x "$dest/usr/$f" ] || bad="$bad not-executable:$f"
+	for f in "$DRACUTDIR/module-setup.sh" \
+		/usr/share/initramfs-tools/hooks/preempt-policy \
+		/usr/share/initramfs-tools/scripts/init-bottom/preempt-policy; do
+		[ -x "$dest$f" ] || bad="$bad not-executable:$f"
 	done
 	if grep -rl '@[A-Z]*DIR@' "$dest" >/dev/null; then
 		bad="$bad unsubstituted:$(grep -rl '@[A-Z]*DIR@' "$dest" | tr '\n' ' ')"
 	fi
+	grep -q '/usr/local/sbin' "$dest$DRACUTDIR/module-setup.sh" ||
+		bad="$bad module-setup.sh-without-/usr/local/sbin"
 	if [ -z "$bad" ]; then
-		ok "make -C initrd install DESTDIR PREFIX=/usr: dracut, systemd and initramfs-tools layout"
+		ok "make install DESTDIR PREFIX=/usr/local: dracut, systemd and initramfs-tools layout"
 	else
-		not_ok "make -C initrd install layout:$bad"
+		not_ok "make install layout:$bad"
 	fi
 else
-	not_ok "make -C initrd install DESTDIR PREFIX=/usr"
+	not_ok "make install DESTDIR PREFIX=/usr/local"
 	diag "$out"
+fi
+
+# An edited /etc/preempt-policy.conf survives install and uninstall;
+# uninstall removes every other file.
+echo "rule site: cpus > 1 -> full" >>"$dest/etc/preempt-policy.conf"
+cp "$dest/etc/preempt-policy.conf" "$work/edited.conf"
+d2=$work/destdir2
+rm -rf "$d2"
+cp -a "$dest" "$d2"
+if make -s install DESTDIR="$d2" PREFIX=/usr/local >/dev/null 2>&1 &&
+	cmp -s "$d2/etc/preempt-policy.conf" "$work/edited.conf" &&
+	[ -f "$d2/etc/preempt-policy.conf.dist" ] &&
+	make -s uninstall DESTDIR="$d2" PREFIX=/usr/local >/dev/null 2>&1 &&
+	[ "$(find "$d2" -type f)" = "$d2/etc/preempt-policy.conf" ] &&
+	cmp -s "$d2/etc/preempt-policy.conf" "$work/edited.conf"; then
+	ok "make install keeps an edited /etc/preempt-policy.conf (default as .dist); uninstall removes the rest"
+else
+	not_ok "make install/uninstall and an edited /etc/preempt-policy.conf: left $(find "$d2" -type f | tr '\n' ' ')"
+fi
+
+# make builds user space only; clean and distclean never touch the cache.
+if make -n all 2>&1 | grep -q 'build-kernel\|kernel-'; then
+	not_ok "make (all) builds user space only"
+else
+	ok "make (all) builds user space only: $(make -n all 2>&1 | head -n 1)"
+fi
+scratch=$work/clean-scratch
+rm -rf "$scratch"
+mkdir -p "$scratch/cache"
+: >"$scratch/cache/marker"
+if make -n distclean CACHE="$scratch/cache" BUILD="$scratch/build" 2>/dev/null |
+	grep -E '(^|[ ;&|])rm ' | grep -qF "$scratch/cache"; then
+	not_ok "make distclean would delete the cache"
+elif make -s clean CACHE="$scratch/cache" BUILD="$scratch/cache" >/dev/null 2>&1 ||
+	[ ! -f "$scratch/cache/marker" ]; then
+	not_ok "make clean with BUILD holding the cache removed it"
+else
+	ok "make clean and distclean never delete the cache (a BUILD holding it is refused)"
 fi
 
 # check() of the installed module-setup.sh, as dracut calls it (bash,
 # dracut's variables): an optional module (255: only when asked for),
 # in hostonly images where the host has the tool (0), never in a kdump
 # image or without the tool (1). The tool is looked up below the sysroot.
-ms=$dest/usr/lib/dracut/modules.d/55preempt-policy/module-setup.sh
+ms=$dest$DRACUTDIR/module-setup.sh
 sr=$work/check-sysroot
 rm -rf "$sr"
 mkdir -p "$sr/usr/sbin"
@@ -106,7 +158,7 @@ else
 	not_ok "dracut check():$got; want$want"
 fi
 
-unit=$dest/usr/lib/systemd/system/preempt-policy.service
+unit=$dest$UNITDIR/preempt-policy.service
 if command -v systemd-analyze >/dev/null; then
 	check "preempt-policy.service passes systemd-analyze verify" \
 		make -s -C initrd check
@@ -154,7 +206,7 @@ for want in 0 3 4; do
 	# The installed library's path is in the command; run it from there.
 	PREEMPT_POLICY_PREFIX=$sc PREEMPT_POLICY_STAGE=unit PREEMPT_POLICY_BIN=$sc/tool \
 		PREEMPT_POLICY_TIMEOUT=5 \
-		/bin/sh -c "$(printf '%s' "$execstart" | sed "s|/usr/lib/preempt-policy/|$dest/usr/lib/preempt-policy/|")"
+		/bin/sh -c "$(printf '%s' "$execstart" | sed "s|/usr/local/lib/preempt-policy/|$dest/usr/local/lib/preempt-policy/|")"
 	got="$got $?:$(cat "$sc/run/preempt-policy/status" 2>/dev/null)"
 done
 if [ "$got" = " 0:0 3:3 4:4" ] && grep -q 'preempt-policy: unit: writing the mode failed (exit 4)' "$sc/dev/kmsg"; then
