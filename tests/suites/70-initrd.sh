@@ -323,14 +323,16 @@ boot_dracut() {
 		cat "$5.mkroot" >"$5"
 		return 125
 	fi
-	"$RIG/guest-run.sh" --arch "$1" --kernel "$2" --initrd "$work/dracut-$1.img" \
+	"$RIG/guest-run.sh" --arch "$1" --kernel "$2" \
+		--initrd "$work/dracut-$1${dracut_flavour:-}.img" \
 		--disk "$mkroot" --timeout 180 --log "$5.console" \
 		--append "root=/dev/vda rw rootfstype=ext4 rd.skipfsck $4" >"$5" 2>"$5.err"
 }
 
-# check_dracut_image ARCH: the module's files are in the initramfs.
+# check_dracut_image ARCH [FLAVOUR]: the module's files are in the
+# initramfs dracut-ARCH[FLAVOUR].img.
 check_dracut_image() {
-	list=$(lsinitrd "$work/dracut-$1.img" 2>/dev/null)
+	list=$(lsinitrd "$work/dracut-$1${2:-}.img" 2>/dev/null)
 	missing=
 	for f in usr/sbin/preempt-policy etc/preempt-policy.conf \
 		hooks/pre-pivot/60-preempt-policy-hook.sh \
@@ -395,5 +397,43 @@ $arm64_faults"
 		check_dracut_image arm64
 		run_cases arm64 boot_dracut "$(printf '%s\n' "$cases" |
 			grep -E '^(picks-none|unpatched-kernel)	' | sed 's/^/dracut-/')"
+	fi
+	# The dracut way of reading the command line: getarg also reads
+	# /etc/cmdline.d, where dracut --kernel-cmdline puts its words.
+	if command -v dracut >/dev/null &&
+		out=$("$T/mkdracut.sh" --arch arm64 --cmdline "preempt.policy=debug,off" \
+			"$work/dracut-arm64-cmdline.img" "$bin" "$T/initrd-conf" 2>&1); then
+		dracut_flavour=-cmdline
+		run_cases arm64 boot_dracut "dracut-cmdline.d-off	patched	pg-big	-	lazy	off	disabled by preempt.policy=debug,off; not run"
+		dracut_flavour=
+	else
+		not_ok "arm64 dracut initramfs with /etc/cmdline.d builds"
+		diag "$(printf '%s\n' "$out" | tail -n 20)"
+	fi
+fi
+
+# The systemd-based dracut initramfs (Fedora, RHEL, SUSE): the hook is
+# wired to dracut-pre-pivot.service. Built only: booting it needs a test
+# kernel with CGROUPS, FHANDLE and INOTIFY_USER, which the rig's
+# tinyconfig-based kernels lack.
+bin=$work/x86_64/preempt-policy
+if ! command -v dracut >/dev/null || [ ! -x "$bin" ]; then
+	skip "x86_64 systemd-based dracut initramfs" "no dracut or no x86_64 tool"
+elif ! out=$("$T/mkdracut.sh" --systemd "$work/dracut-x86_64-systemd.img" "$bin" \
+	"$T/initrd-conf" 2>&1); then
+	not_ok "x86_64 systemd-based dracut initramfs builds"
+	diag "$(printf '%s\n' "$out" | tail -n 20)"
+else
+	check_dracut_image x86_64 -systemd
+	list=$(lsinitrd "$work/dracut-x86_64-systemd.img" 2>/dev/null)
+	missing=
+	for f in usr/lib/systemd/systemd dracut-pre-pivot.service \
+		bin/dracut-pre-pivot etc/initrd-release; do
+		printf '%s\n' "$list" | grep -q "$f\( \|$\)" || missing="$missing $f"
+	done
+	if [ -z "$missing" ]; then
+		ok "x86_64 systemd-based dracut initramfs: systemd, dracut-pre-pivot.service and the hook"
+	else
+		not_ok "x86_64 systemd-based dracut initramfs lacks:$missing"
 	fi
 fi
