@@ -266,6 +266,11 @@ assert_case() {
 		[ "$order" = 0 ] || why="${why:+$why; }preempt-policy lines after the root's init: $order"
 		grep -q '^debugfs-left-mounted: no' "$a_file" ||
 			why="${why:+$why; }debugfs left mounted by the hook"
+		# dracut boots mount the root read-only, as distributions do.
+		if grep -q '^root-at-init: ' "$a_file" &&
+			! grep -q '^root-at-init: ro$' "$a_file"; then
+			why="${why:+$why; }the root was not read-only when its init started"
+		fi
 	fi
 	if [ -z "$why" ]; then
 		ok "$a_arch $a_name: root's init runs in $a_mode, status $a_status"
@@ -316,7 +321,8 @@ run_cases() {
 	done
 }
 
-# A real dracut initramfs, the real root on virtio-blk.
+# A real dracut initramfs, the real root on virtio-blk, mounted read-only
+# (root=... ro) as distributions do.
 boot_dracut() {
 	mkroot=$work/root-$1-$3.img
 	if ! "$T/mkroot.sh" "$1" "$mkroot" "$3" >"$5.mkroot" 2>&1; then
@@ -326,7 +332,7 @@ boot_dracut() {
 	"$RIG/guest-run.sh" --arch "$1" --kernel "$2" \
 		--initrd "$work/dracut-$1${dracut_flavour:-}.img" \
 		--disk "$mkroot" --timeout 180 --log "$5.console" \
-		--append "root=/dev/vda rw rootfstype=ext4 rd.skipfsck $4" >"$5" 2>"$5.err"
+		--append "root=/dev/vda ro rootfstype=ext4 rd.skipfsck $4" >"$5" 2>"$5.err"
 }
 
 # check_dracut_image ARCH [FLAVOUR]: the module's files are in the
