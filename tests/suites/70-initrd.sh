@@ -418,6 +418,46 @@ $arm64_faults"
 	fi
 fi
 
+# A real initramfs-tools image (Debian 12's mkinitramfs, the build hook
+# hooks/preempt-policy and init-bottom/preempt-policy): the hook's files
+# are in it, and it boots the x86_64 patched kernel to the real root
+# (mounted read-only) with the mode chosen before its init.
+bin=$work/x86_64/preempt-policy
+kernel=$(kernel_image x86_64 "$(check_variant x86_64)")
+if [ "$(uname -m)" != x86_64 ] || [ ! -x "$bin" ]; then
+	skip "x86_64 initramfs-tools image (mkinitramfs)" "needs an x86_64 host and the x86_64 tool"
+elif [ ! -f "${kernel%/arch/*}/.config" ]; then
+	not_ok "x86_64 initramfs-tools image: no kernel config ${kernel%/arch/*}/.config (make kernel-x86_64-$(check_variant x86_64))"
+elif ! out=$("$T/mkinitramfs.sh" "$work/initramfs-tools-x86_64.img" "$bin" \
+	"${kernel%/arch/*}/.config" "$T/initrd-conf" 2>&1); then
+	not_ok "x86_64 mkinitramfs builds an image with the preempt-policy hook"
+	diag "$(printf '%s\n' "$out" | tail -n 20)"
+else
+	list=$(zstd -dc "$work/initramfs-tools-x86_64.img" 2>/dev/null | cpio -it 2>/dev/null)
+	missing=
+	for f in usr/sbin/preempt-policy usr/lib/preempt-policy/preempt-policy-lib.sh \
+		scripts/init-bottom/preempt-policy etc/preempt-policy.conf usr/sbin/run-init; do
+		printf '%s\n' "$list" | grep -qx "$f" || missing="$missing $f"
+	done
+	if [ -z "$missing" ]; then
+		ok "x86_64 mkinitramfs builds an image with the preempt-policy hook (binary, library, init-bottom script, policy)"
+		boot_itools() {
+			mkroot=$work/root-$1-$3.img
+			if ! "$T/mkroot.sh" "$1" "$mkroot" "$3" >"$5.mkroot" 2>&1; then
+				cat "$5.mkroot" >"$5"
+				return 125
+			fi
+			"$RIG/guest-run.sh" --arch "$1" --kernel "$2" \
+				--initrd "$work/initramfs-tools-x86_64.img" \
+				--disk "$mkroot" --timeout 180 --log "$5.console" \
+				--append "root=/dev/vda ro rootfstype=ext4 $4" >"$5" 2>"$5.err"
+		}
+		run_cases x86_64 boot_itools "mkinitramfs-picks-none	patched	pg-big	-	none	0	switched from lazy to none: rule initrd-pg-shm|using the initramfs copy"
+	else
+		not_ok "x86_64 mkinitramfs image lacks:$missing"
+	fi
+fi
+
 # The systemd-based dracut initramfs (Fedora, RHEL, SUSE): the hook is
 # wired to dracut-pre-pivot.service. Built only: booting it needs a test
 # kernel with CGROUPS, FHANDLE and INOTIFY_USER, which the rig's
