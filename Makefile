@@ -3,12 +3,16 @@
 # preempt-modes: keep preempt=none/voluntary selectable on Linux 7.x, warn
 # about shared memory without huge pages, and choose the mode at boot.
 #
+#   make          the user-space parts (preempt-policy); kernels only from
+#                 an explicit target (make kernels, make kernel-ARCH-VARIANT)
 #   make run      boot the patched kernel in QEMU (ARCH=arm64 or x86_64)
 #   make check    every test, TAP, ends with "N passed, N failed, N skipped"
 #   make bench    the slow measurements (not part of check)
+#   make install / uninstall   DESTDIR, PREFIX (/usr), SYSCONFDIR (/etc)
 #
 # Heavy artefacts (kernel trees, objects, guest root file systems) live in
-# $(CACHE), outside the repository, and are reused across clones.
+# $(CACHE), outside the repository, and are reused across clones: clean
+# and distclean never delete it (rm -rf it yourself to reclaim the space).
 
 ARCH ?= arm64
 ARCHES := arm64 x86_64
@@ -24,9 +28,10 @@ SEED_TREE := $(CACHE)/trees/seed
 OBJ := $(CACHE)/obj
 
 .PHONY: all deps tree patched-tree seed-tree kernels kernel run check bench \
-	check-apply check-patches check-drift check-debug install clean distclean policy
+	check-apply check-patches check-drift check-debug install uninstall \
+	clean distclean policy
 
-all: kernels policy
+all: policy
 
 deps:
 	@$(RIG)/install-deps.sh
@@ -113,15 +118,58 @@ check-patches: $(BUILD)/pristine.path
 check-drift: deps
 	@tests/check-drift.sh
 
-install:
-	@$(MAKE) -C policy install DESTDIR=$(DESTDIR) PREFIX=$(or $(PREFIX),/usr)
-	@$(MAKE) -C initrd install DESTDIR=$(DESTDIR) PREFIX=$(or $(PREFIX),/usr)
+# Install: the tool, its man pages and the boot integration (initrd/,
+# whose dracut, systemd and initramfs-tools directories come from
+# pkg-config, not PREFIX). /etc/preempt-policy.conf is the admin's: an
+# edited one is kept, and the shipped default lands beside it as
+# preempt-policy.conf.dist (and always in DOCDIR).
+PREFIX ?= /usr
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/preempt-policy
+SYSCONFDIR ?= /etc
+INSTALL_VARS = DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) SBINDIR=$(SBINDIR)
+CONF = $(DESTDIR)$(SYSCONFDIR)/preempt-policy.conf
 
+install: policy
+	install -D -m 0755 policy/preempt-policy $(DESTDIR)$(SBINDIR)/preempt-policy
+	install -D -m 0644 policy/preempt-policy.8 $(DESTDIR)$(MANDIR)/man8/preempt-policy.8
+	install -D -m 0644 policy/preempt-policy.conf.5 \
+		$(DESTDIR)$(MANDIR)/man5/preempt-policy.conf.5
+	install -D -m 0644 policy/preempt-policy.conf $(DESTDIR)$(DOCDIR)/preempt-policy.conf
+	install -d $(DESTDIR)$(SYSCONFDIR)/preempt-policy.d
+	@if [ ! -e $(CONF) ] || cmp -s policy/preempt-policy.conf $(CONF); then \
+		install -m 0644 policy/preempt-policy.conf $(CONF); \
+		rm -f $(CONF).dist; \
+	else \
+		install -m 0644 policy/preempt-policy.conf $(CONF).dist; \
+		echo "make install: kept the edited $(CONF); the shipped default is $(CONF).dist"; \
+	fi
+	@$(MAKE) -s -C initrd install $(INSTALL_VARS)
+
+# What install put there; an edited /etc/preempt-policy.conf stays.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/preempt-policy $(DESTDIR)$(MANDIR)/man8/preempt-policy.8 \
+		$(DESTDIR)$(MANDIR)/man5/preempt-policy.conf.5 \
+		$(DESTDIR)$(DOCDIR)/preempt-policy.conf $(CONF).dist
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	@if [ -e $(CONF) ] && ! cmp -s policy/preempt-policy.conf $(CONF); then \
+		echo "make uninstall: kept the edited $(CONF)"; \
+	else \
+		rm -f $(CONF); \
+	fi
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/preempt-policy.d 2>/dev/null
+	@$(MAKE) -s -C initrd uninstall $(INSTALL_VARS)
+
+# Build output of this checkout only. The cache ($(CACHE): kernel trees,
+# objects, guest file systems, ccache-warm builds) is never deleted here.
 clean:
+	@case "$(abspath $(CACHE))/" in "$(abspath $(BUILD))/"*) \
+		echo "make clean: BUILD ($(BUILD)) holds the cache $(CACHE); not removing it" >&2; \
+		exit 1 ;; esac
 	rm -rf $(BUILD)
 	-$(MAKE) -C policy clean
 	-$(MAKE) -C tests/bench clean
 
-# Also drops the kernel trees, objects and guest file systems in $(CACHE).
 distclean: clean
-	rm -rf $(CACHE)
+	@echo "make distclean: the cache in $(CACHE) is kept; remove it by hand to reclaim the space"

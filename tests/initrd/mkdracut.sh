@@ -1,12 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkdracut.sh [--arch ARCH] [--without-policy] OUT.img BINARY [CONFDIR]
+# mkdracut.sh [--arch ARCH] [--without-policy] [--systemd] [--cmdline WORDS]
+#             OUT.img BINARY [CONFDIR]
 # Build a real dracut initramfs with the host's dracut, holding the
 # 55preempt-policy module as `make -C initrd install` lays it out, the
 # static preempt-policy BINARY, and the policy from CONFDIR
 # (preempt-policy.conf, preempt-policy.d/) if given. Modules: base,
 # rootfs-block, preempt-policy (and what they pull in: udev-rules, fs-lib).
+#
+# --systemd: the systemd-based initramfs Fedora, RHEL and SUSE boot
+# (dracut's systemd, systemd-initrd and dracut-systemd modules; the hook
+# runs in dracut-pre-pivot.service). The host's systemd, so x86_64 only.
+#
+# --cmdline WORDS: dracut --kernel-cmdline, which the image keeps in
+# /etc/cmdline.d/01-default.conf (read by dracut-lib's getarg).
 #
 # --without-policy: the same image without 55preempt-policy (modules base
 # and rootfs-block only, same dracut, sysroot and options): the baseline
@@ -29,7 +37,7 @@
 # module), an empty --confdir, its own --tmpdir and --no-kernel (the test
 # kernels have virtio-blk, ext4 and devtmpfs built in).
 set -eu
-usage="usage: mkdracut.sh [--arch arm64|x86_64] [--without-policy] OUT.img BINARY [CONFDIR]"
+usage="usage: mkdracut.sh [--arch arm64|x86_64] [--without-policy] [--systemd] [--cmdline WORDS] OUT.img BINARY [CONFDIR]"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/initrd
 hostdracut=/usr/lib/dracut
@@ -40,6 +48,8 @@ aarch64) hostarch=arm64 ;;
 esac
 arch=$hostarch
 modules="base rootfs-block preempt-policy"
+omit="systemd dracut-systemd plymouth i18n"
+cmdline=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch)
@@ -49,6 +59,16 @@ while [ $# -gt 0 ]; do
 		;;
 	--without-policy)
 		modules="base rootfs-block"
+		shift
+		;;
+	--cmdline)
+		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		cmdline=$2
+		shift 2
+		;;
+	--systemd)
+		modules="systemd systemd-initrd systemd-udevd dracut-systemd $modules"
+		omit="plymouth i18n"
 		shift
 		;;
 	*) break ;;
@@ -106,10 +126,12 @@ else
 	base=$sysroot/usr/lib/dracut
 	cp -a "$module" "$base/modules.d/"
 	mkdir -p "$sysroot/usr/sbin" "$sysroot/etc/preempt-policy-initrd"
-	ppbin=$sysroot/usr/sbin/preempt-policy
-	cp "$bin" "$ppbin"
-	ppconf=$sysroot/etc/preempt-policy-initrd
-	[ -z "$confdir" ] || cp -R "$confdir/." "$ppconf/"
+	# Paths on the target system: the module reads them below the
+	# sysroot, like every path it reads.
+	ppbin=/usr/sbin/preempt-policy
+	cp "$bin" "$sysroot$ppbin"
+	ppconf=/etc/preempt-policy-initrd
+	[ -z "$confdir" ] || cp -R "$confdir/." "$sysroot$ppconf/"
 	DRACUT_LDD=$here/cross-ldd.sh
 	DRACUT_LDCONFIG=true
 	DRACUT_INSTALL=$base/dracut-install
@@ -152,12 +174,16 @@ EOF
 fi
 
 mkdir -p "$(dirname "$out")"
-dracutbasedir=$base dracut --quiet --force --no-kernel --no-hostonly \
-	--no-hostonly-cmdline --conf "$work/dracut.conf" \
+# Hostonly (sloppy): the host's policy goes into the image only then, as
+# a distribution's default host-only image has it; nothing of the build
+# machine's own configuration is asked for (no kernel, no cmdline, empty
+# confdir).
+dracutbasedir=$base dracut --quiet --force --no-kernel \
+	--hostonly --hostonly-mode sloppy --no-hostonly-cmdline --conf "$work/dracut.conf" \
 	--confdir "$work/conf.d" --tmpdir "$work/tmp" \
 	${sysroot:+--sysroot "$sysroot"} \
 	--modules "$modules" \
-	--omit "systemd dracut-systemd plymouth i18n" \
+	--omit "$omit" ${cmdline:+--kernel-cmdline "$cmdline"} \
 	--add-drivers "" --no-compress --no-early-microcode \
 	"$out.tmp" "7.3.0-rig" >&2
 if [ -s "$work/missing" ]; then

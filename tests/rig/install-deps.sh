@@ -13,7 +13,7 @@ packages="
 	xz-utils zstd ccache quilt
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm qemu-system-x86 qemu-utils
-	u-boot-tools dracut dracut-core e2fsprogs busybox-static
+	u-boot-tools dracut-core e2fsprogs busybox-static
 	postgresql postgresql-client
 	libcmocka-dev clang clang-tidy cppcheck libclang-rt-14-dev
 	shellcheck gnuplot-nox python3 file

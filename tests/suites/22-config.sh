@@ -1,9 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The distribution fragments survive merge_config.sh + olddefconfig on top of
-# each architecture's defconfig in the patched tree, option by option; the
-# none-by-default fragment is dropped by the unpatched tree (the regression).
-# The QEMU fragments are checked the same way by every kernel build.
+# The distribution fragments: in Debian's layout (## file: headings that
+# name the defining Kconfig file, whole choices, a reason per line, no
+# PREEMPT_RT), and surviving merge_config.sh + olddefconfig option by
+# option on top of each architecture's defconfig and of Debian's own
+# configurations of the pinned version (linux-config-7.3, amd64 and
+# arm64: the generic flavour, and the rt flavour, which must stay
+# real-time) in the patched tree; the none and voluntary defaults are
+# dropped by the unpatched tree (the regression). The QEMU fragments are
+# checked the same way by every kernel build.
 . tests/lib/common.sh
 # shellcheck source=tests/rig/lib.sh
 . "$RIG/lib.sh"
@@ -12,43 +17,95 @@ make -s patched-tree >/dev/null 2>&1 || { not_ok "prepare the patched tree"; exi
 pristine=$(pristine_tree)
 patched=$CACHE/trees/patched
 
-# merged TREE ARCH DIR FRAGMENT...: defconfig + fragments in DIR.
+check "distribution fragments follow Debian's layout (file headings, whole choices, reasons, no PREEMPT_RT)" \
+	"$RIG/check-fragment-layout.sh" "$patched" configs/distro-*.config
+
+# merged TREE ARCH DIR BASE FRAGMENT...: BASE (defconfig, or a .config
+# file) + fragments in DIR.
 merged() {
-	tree=$1 arch=$2 dir=$3
-	shift 3
+	tree=$1 arch=$2 dir=$3 base=$4
+	shift 4
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cross=$(cross_compile_for "$arch")
-	make -s -C "$tree" O="$dir" ARCH="$arch" CROSS_COMPILE="$cross" defconfig >/dev/null &&
+	if [ "$base" = defconfig ]; then
+		make -s -C "$tree" O="$dir" ARCH="$arch" CROSS_COMPILE="$cross" defconfig >/dev/null || return 1
+	else
+		cp "$base" "$dir/.config"
+	fi
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$dir" "$dir/.config" "$@" >/dev/null &&
 	make -s -C "$tree" O="$dir" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig >/dev/null
 }
+
+lazy="configs/distro-preempt.config"
+# check_base ARCH BASE NAME [patched-only]: the three fragments on BASE,
+# in the patched tree and (unless patched-only) the unpatched one.
+check_base() {
+	cb_arch=$1 cb_base=$2 cb_name=$3 cb_only=${4:-}
+	d=$work/$cb_arch-$cb_name
+	# shellcheck disable=SC2086
+	if merged "$patched" "$cb_arch" "$d-lazy" "$cb_base" $lazy; then
+		check "$cb_arch $cb_name + distro-preempt.config keeps every option" \
+			"$RIG/check-config.sh" "$d-lazy/.config" $lazy
+	else
+		not_ok "$cb_arch $cb_name + distro-preempt.config configures"
+	fi
+	for m in none voluntary; do
+		f=configs/distro-preempt-$m.config
+		# The default's fragment overrides the lazy choice of the first
+		# one, so it is the one whose every line must hold; the huge
+		# page lines of the first must hold too.
+		# shellcheck disable=SC2086
+		if merged "$patched" "$cb_arch" "$d-$m" "$cb_base" $lazy "$f"; then
+			check "$cb_arch $cb_name + distro-preempt-$m.config keeps every option (patched)" \
+				"$RIG/check-config.sh" "$d-$m/.config" $lazy "$f"
+		else
+			not_ok "$cb_arch $cb_name + distro-preempt-$m.config configures"
+		fi
+		[ -z "$cb_only" ] || continue
+		# shellcheck disable=SC2086
+		merged "$pristine" "$cb_arch" "$d-$m-base" "$cb_base" $lazy "$f"
+		if "$RIG/check-config.sh" "$d-$m-base/.config" "$f" >/dev/null 2>&1; then
+			not_ok "$cb_arch $cb_name: the unpatched tree kept the $m default (it should drop it)"
+		else
+			ok "$cb_arch $cb_name: unpatched tree drops the $m default under PREEMPT_DYNAMIC (the regression)"
+		fi
+	done
+}
+
 work=$BUILD/config-check
+mkdir -p "$work"
 for arch in arm64 x86_64; do
-	lazy="configs/distro-preempt.config"
-	none="configs/distro-preempt.config configs/distro-preempt-none.config"
-	# shellcheck disable=SC2086
-	if merged "$patched" "$arch" "$work/$arch-lazy" $lazy; then
-		check "$arch defconfig + distro-preempt.config keeps every option" \
-			"$RIG/check-config.sh" "$work/$arch-lazy/.config" $lazy
-	else
-		not_ok "$arch defconfig + distro-preempt.config configures"
+	check_base "$arch" defconfig defconfig
+done
+
+# Debian's own configurations of the pinned version.
+for debarch in amd64 arm64; do
+	case $debarch in
+	amd64) arch=x86_64 ;;
+	arm64) arch=arm64 ;;
+	esac
+	if ! dir=$("$RIG/fetch-distro-config.sh" "$debarch" 2>"$work.err"); then
+		not_ok "Debian's $debarch kernel configurations: $(cat "$work.err")"
+		continue
 	fi
-	# shellcheck disable=SC2086
-	if merged "$patched" "$arch" "$work/$arch-none" $none; then
-		# The none fragment overrides the lazy choice of the first one,
-		# so it is the one whose every line must hold.
-		check "$arch defconfig + distro-preempt-none.config keeps every option (patched)" \
-			"$RIG/check-config.sh" "$work/$arch-none/.config" configs/distro-preempt-none.config
-	else
-		not_ok "$arch defconfig + distro-preempt-none.config configures"
+	generic=$dir/config.${debarch}_none_$debarch
+	rt=$dir/config.${debarch}_none_rt-$debarch
+	if [ ! -f "$generic" ] || [ ! -f "$rt" ]; then
+		not_ok "Debian's $debarch configurations lack ${generic##*/} or ${rt##*/}"
+		continue
 	fi
+	# The regression on the unpatched tree is shown on defconfig above;
+	# each olddefconfig of a whole distribution config costs 10-30 s here.
+	check_base "$arch" "$generic" "debian-$debarch" patched-only
+	# The rt flavour is built from the same tree: merged into it, the
+	# fragments must leave it real-time (none gives way to PREEMPT_RT).
+	d=$work/$arch-debian-rt
 	# shellcheck disable=SC2086
-	merged "$pristine" "$arch" "$work/$arch-none-base" $none
-	if "$RIG/check-config.sh" "$work/$arch-none-base/.config" \
-		configs/distro-preempt-none.config >/dev/null 2>&1; then
-		not_ok "$arch unpatched tree drops CONFIG_PREEMPT_NONE under PREEMPT_DYNAMIC"
+	if merged "$patched" "$arch" "$d" "$rt" $lazy configs/distro-preempt-none.config &&
+		grep -qx 'CONFIG_PREEMPT_RT=y' "$d/.config"; then
+		ok "$arch debian-$debarch rt flavour + the fragments stays PREEMPT_RT"
 	else
-		ok "$arch unpatched tree drops CONFIG_PREEMPT_NONE under PREEMPT_DYNAMIC (the regression)"
+		not_ok "$arch debian-$debarch rt flavour + the fragments lost PREEMPT_RT=y"
 	fi
 done

@@ -17,11 +17,15 @@ work=$BUILD/initrd
 mkdir -p "$work/out"
 
 check "initrd scripts are shellcheck clean (POSIX sh)" shellcheck -s sh \
-	initrd/lib/preempt-policy-lib.sh initrd/dracut/55preempt-policy/*.sh \
+	initrd/lib/preempt-policy-lib.sh \
+	initrd/dracut/55preempt-policy/preempt-policy-hook.sh \
 	initrd/initramfs-tools/hooks/preempt-policy \
 	initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
 	$T/*.sh $T/root-init $T/guest/run $T/guest/fault-* \
 	tests/suites/70-initrd.sh
+
+check "dracut's module-setup.sh is shellcheck clean (bash, as dracut runs it)" \
+	shellcheck -s bash initrd/dracut/55preempt-policy/module-setup.sh
 
 spdx_missing() {
 	find initrd tests/initrd tests/suites/70-initrd.sh -type f |
@@ -38,43 +42,195 @@ else
 fi
 
 # make install lays the files out where dracut, systemd and
-# initramfs-tools look, with the paths filled in.
+# initramfs-tools look (their directories from pkg-config, whatever
+# PREFIX says), with the paths filled in.
+dirs=$(make -s -C initrd print-dirs PREFIX=/usr/local)
+DRACUTDIR=$(printf '%s\n' "$dirs" | sed -n 's/.*DRACUTDIR=\([^ ]*\).*/\1/p')
+UNITDIR=$(printf '%s\n' "$dirs" | sed -n 's/.*UNITDIR=\([^ ]*\).*/\1/p')
+want_dracut=$(pkg-config --variable=dracutmodulesdir dracut 2>/dev/null)
+want_unit=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+if [ "$DRACUTDIR" = "${want_dracut:-/usr/lib/dracut/modules.d}/55preempt-policy" ] &&
+	[ "$UNITDIR" = "${want_unit:-/usr/lib/systemd/system}" ]; then
+	ok "PREFIX=/usr/local leaves the dracut and systemd directories to pkg-config ($DRACUTDIR, $UNITDIR)"
+else
+	not_ok "PREFIX=/usr/local moved the boot directories: $dirs"
+fi
 dest=$work/destdir
 rm -rf "$dest"
-if out=$(make -s -C initrd install DESTDIR="$dest" PREFIX=/usr 2>&1); then
+if out=$(make -s install DESTDIR="$dest" PREFIX=/usr/local 2>&1); then
 	bad=
-	for f in lib/dracut/modules.d/55preempt-policy/module-setup.sh \
-		lib/dracut/modules.d/55preempt-policy/preempt-policy-hook.sh \
-		lib/dracut/modules.d/55preempt-policy/preempt-policy-lib.sh \
-		lib/systemd/system/preempt-policy.service \
-		share/initramfs-tools/hooks/preempt-policy \
-		share/initramfs-tools/scripts/init-bottom/preempt-policy \
-		lib/preempt-policy/preempt-policy-lib.sh; do
-		[ -f "$dest/usr/$f" ] || bad="$bad missing:$f"
+	for f in "$DRACUTDIR/module-setup.sh" "$DRACUTDIR/preempt-policy-hook.sh" \
+		"$DRACUTDIR/preempt-policy-lib.sh" "$UNITDIR/preempt-policy.service" \
+		/usr/share/initramfs-tools/hooks/preempt-policy \
+		/usr/share/initramfs-tools/scripts/init-bottom/preempt-policy \
+		/usr/local/lib/preempt-policy/preempt-policy-lib.sh \
+		/usr/local/sbin/preempt-policy /etc/preempt-policy.conf \
+		/usr/local/share/man/man8/preempt-policy.8; do
+		[ -f "$dest$f" ] || bad="$bad missing:$f"
 	done
-	for f in lib/dracut/modules.d/55preempt-policy/module-setup.sh \
-		share/initramfs-tools/hooks/preempt-policy \
-		share/initramfs-tools/scripts/init-bottom/preempt-policy; do
-		[ -x "$dest/usr/$f" ] || bad="$bad not-executable:$f"
+	for f in "$DRACUTDIR/module-setup.sh" \
+		/usr/share/initramfs-tools/hooks/preempt-policy \
+		/usr/share/initramfs-tools/scripts/init-bottom/preempt-policy; do
+		[ -x "$dest$f" ] || bad="$bad not-executable:$f"
 	done
 	if grep -rl '@[A-Z]*DIR@' "$dest" >/dev/null; then
 		bad="$bad unsubstituted:$(grep -rl '@[A-Z]*DIR@' "$dest" | tr '\n' ' ')"
 	fi
+	grep -q '/usr/local/sbin' "$dest$DRACUTDIR/module-setup.sh" ||
+		bad="$bad module-setup.sh-without-/usr/local/sbin"
 	if [ -z "$bad" ]; then
-		ok "make -C initrd install DESTDIR PREFIX=/usr: dracut, systemd and initramfs-tools layout"
+		ok "make install DESTDIR PREFIX=/usr/local: dracut, systemd and initramfs-tools layout"
 	else
-		not_ok "make -C initrd install layout:$bad"
+		not_ok "make install layout:$bad"
 	fi
 else
-	not_ok "make -C initrd install DESTDIR PREFIX=/usr"
+	not_ok "make install DESTDIR PREFIX=/usr/local"
 	diag "$out"
 fi
 
+# An edited /etc/preempt-policy.conf survives install and uninstall;
+# uninstall removes every other file.
+echo "rule site: cpus > 1 -> full" >>"$dest/etc/preempt-policy.conf"
+cp "$dest/etc/preempt-policy.conf" "$work/edited.conf"
+d2=$work/destdir2
+rm -rf "$d2"
+cp -a "$dest" "$d2"
+if make -s install DESTDIR="$d2" PREFIX=/usr/local >/dev/null 2>&1 &&
+	cmp -s "$d2/etc/preempt-policy.conf" "$work/edited.conf" &&
+	[ -f "$d2/etc/preempt-policy.conf.dist" ] &&
+	make -s uninstall DESTDIR="$d2" PREFIX=/usr/local >/dev/null 2>&1 &&
+	[ "$(find "$d2" -type f)" = "$d2/etc/preempt-policy.conf" ] &&
+	cmp -s "$d2/etc/preempt-policy.conf" "$work/edited.conf"; then
+	ok "make install keeps an edited /etc/preempt-policy.conf (default as .dist); uninstall removes the rest"
+else
+	not_ok "make install/uninstall and an edited /etc/preempt-policy.conf: left $(find "$d2" -type f | tr '\n' ' ')"
+fi
+
+# make builds user space only; clean and distclean never touch the cache.
+if make -n all 2>&1 | grep -q 'build-kernel\|kernel-'; then
+	not_ok "make (all) builds user space only"
+else
+	ok "make (all) builds user space only: $(make -n all 2>&1 | head -n 1)"
+fi
+scratch=$work/clean-scratch
+rm -rf "$scratch"
+mkdir -p "$scratch/cache"
+: >"$scratch/cache/marker"
+if make -n distclean CACHE="$scratch/cache" BUILD="$scratch/build" 2>/dev/null |
+	grep -E '(^|[ ;&|])rm ' | grep -qF "$scratch/cache"; then
+	not_ok "make distclean would delete the cache"
+elif make -s clean CACHE="$scratch/cache" BUILD="$scratch/cache" >/dev/null 2>&1 ||
+	[ ! -f "$scratch/cache/marker" ]; then
+	not_ok "make clean with BUILD holding the cache removed it"
+else
+	ok "make clean and distclean never delete the cache (a BUILD holding it is refused)"
+fi
+
+# check() of the installed module-setup.sh, as dracut calls it (bash,
+# dracut's variables): an optional module (255: only when asked for),
+# in hostonly images where the host has the tool (0), never in a kdump
+# image or without the tool (1). The tool is looked up below the sysroot.
+ms=$dest$DRACUTDIR/module-setup.sh
+sr=$work/check-sysroot
+rm -rf "$sr"
+mkdir -p "$sr/usr/sbin"
+cp /bin/true "$sr/usr/sbin/preempt-policy"
+got=
+for how in generic hostonly kdump no-tool user-bin user-bin-missing; do
+	# shellcheck disable=SC2016 # expanded by bash
+	r=$(dracutsysrootdir=$sr bash -c '
+		. "$1" || exit 99
+		case $2 in
+		hostonly) hostonly=-h ;;
+		kdump) hostonly=-h IN_KDUMP=1 ;;
+		no-tool) dracutsysrootdir=$dracutsysrootdir/nothing ;;
+		user-bin) preempt_policy_bin=/usr/sbin/preempt-policy ;;
+		user-bin-missing) preempt_policy_bin=/usr/bin/preempt-policy ;;
+		esac
+		check
+		echo $?' check "$ms" "$how" 2>&1)
+	got="$got $how=$r"
+done
+want=" generic=255 hostonly=0 kdump=1 no-tool=1 user-bin=255 user-bin-missing=1"
+if [ "$got" = "$want" ]; then
+	ok "dracut check(): optional (255), hostonly 0, never kdump, tool looked up below the sysroot"
+else
+	not_ok "dracut check():$got; want$want"
+fi
+
+unit=$dest$UNITDIR/preempt-policy.service
 if command -v systemd-analyze >/dev/null; then
 	check "preempt-policy.service passes systemd-analyze verify" \
 		make -s -C initrd check
+	# The hardening: an exposure level below 4 (it was 9.5 UNSAFE).
+	level=$(systemd-analyze security --offline=yes "$unit" 2>/dev/null |
+		sed -n 's/.*Overall exposure level for preempt-policy.service: \([0-9.]*\).*/\1/p')
+	if [ -n "$level" ] && awk -v l="$level" 'BEGIN { exit !(l < 4) }'; then
+		ok "preempt-policy.service: systemd-analyze security exposure $level (below 4)"
+	else
+		not_ok "preempt-policy.service: systemd-analyze security exposure '${level:-none}', want below 4"
+	fi
 else
 	skip "preempt-policy.service passes systemd-analyze verify" "no systemd-analyze"
+	skip "preempt-policy.service exposure below 4" "no systemd-analyze"
+fi
+# Conditions and order the decision depends on.
+missing=
+for l in 'ConditionVirtualization=!container' \
+	'After=systemd-sysctl.service systemd-tmpfiles-setup.service' \
+	'RuntimeDirectory=preempt-policy' 'TimeoutStartSec=10s' \
+	'DeviceAllow=/dev/kmsg w' 'DevicePolicy=closed'; do
+	grep -qxF "$l" "$unit" || missing="$missing '$l'"
+done
+if [ -z "$missing" ]; then
+	ok "preempt-policy.service: not in containers, after sysctl and tmpfiles, own output directory, 10 s"
+else
+	not_ok "preempt-policy.service lacks:$missing"
+fi
+
+# The unit's ExecStart, as installed, run by /bin/sh on a scratch tree
+# (PREEMPT_POLICY_PREFIX; the library hands it to the tool): its exit
+# status is the tool's, and it leaves this run's status, not an older one.
+execstart=$(sed -n "s/^ExecStart=\/bin\/sh -c '\(.*\)'\$/\1/p" "$unit" | sed 's/\$\$/$/g')
+sc=$work/unit-run
+rm -rf "$sc"
+mkdir -p "$sc/proc" "$sc/sys/kernel/preempt" "$sc/etc" "$sc/run/preempt-policy" "$sc/dev" "$sc/lib"
+echo "console=ttyS0" >"$sc/proc/cmdline"
+echo "full (lazy)" >"$sc/sys/kernel/preempt/mode"
+: >"$sc/dev/kmsg"
+echo stale >"$sc/run/preempt-policy/status"
+got=
+for want in 0 3 4; do
+	printf '#!/bin/sh\nexit %s\n' "$want" >"$sc/tool"
+	chmod +x "$sc/tool"
+	# The installed library's path is in the command; run it from there.
+	PREEMPT_POLICY_PREFIX=$sc PREEMPT_POLICY_STAGE=unit PREEMPT_POLICY_BIN=$sc/tool \
+		PREEMPT_POLICY_TIMEOUT=5 \
+		/bin/sh -c "$(printf '%s' "$execstart" | sed "s|/usr/local/lib/preempt-policy/|$dest/usr/local/lib/preempt-policy/|")"
+	got="$got $?:$(cat "$sc/run/preempt-policy/status" 2>/dev/null)"
+done
+if [ "$got" = " 0:0 3:3 4:4" ] && grep -q 'preempt-policy: unit: writing the mode failed (exit 4)' "$sc/dev/kmsg"; then
+	ok "preempt-policy.service's ExecStart exits with the tool's status and leaves it in /run/preempt-policy/status"
+else
+	not_ok "preempt-policy.service's ExecStart: exit:status$got, want 0:0 3:3 4:4 and a unit: log line"
+	diag "$(cat "$sc/dev/kmsg")"
+fi
+
+# --- the hook sourced by real shells, /run broken ---------------------
+
+# dash, bash as sh and busybox sh source the real dracut hook with /run
+# read-only, full, a file, and the library missing, a directory or
+# broken: each must reach its next line (tests/initrd/shell-faults.sh;
+# user and mount namespaces, a scratch tree, nothing of the host's).
+bin=$work/x86_64/preempt-policy
+if [ "$(uname -m)" != x86_64 ]; then
+	skip "the hook sourced by dash, bash and busybox sh with /run broken" \
+		"needs an x86_64 host for the static x86_64 tool"
+elif ! out=$("$T/build-policy.sh" x86_64 "$bin" 2>&1); then
+	not_ok "x86_64 static preempt-policy builds (make -C policy static)"
+	diag "$out"
+else
+	"$T/shell-faults.sh" "$bin"
 fi
 
 # --- guests ------------------------------------------------------------
@@ -110,6 +266,11 @@ assert_case() {
 		[ "$order" = 0 ] || why="${why:+$why; }preempt-policy lines after the root's init: $order"
 		grep -q '^debugfs-left-mounted: no' "$a_file" ||
 			why="${why:+$why; }debugfs left mounted by the hook"
+		# dracut boots mount the root read-only, as distributions do.
+		if grep -q '^root-at-init: ' "$a_file" &&
+			! grep -q '^root-at-init: ro$' "$a_file"; then
+			why="${why:+$why; }the root was not read-only when its init started"
+		fi
 	fi
 	if [ -z "$why" ]; then
 		ok "$a_arch $a_name: root's init runs in $a_mode, status $a_status"
@@ -124,8 +285,9 @@ assert_case() {
 # (a tab separates fields; the regexes are one field, '|' between them).
 cases="picks-none	patched	pg-big	-	none	0	switched from lazy to none: rule initrd-pg-shm|using the initramfs copy
 keeps-default	patched	empty	-	lazy	0	keeping lazy: no rule matched
-admin-full-wins	patched	pg-big	preempt=full	full	0	preempt=full on the command line
-policy-off	patched	pg-big	preempt.policy=off	lazy	absent	disabled by preempt.policy=off
+admin-full-wins	patched	pg-big	preempt=full	full	admin	preempt=full on the command line is the admin's choice; not run
+policy-off	patched	pg-big	preempt.policy=off	lazy	off	disabled by preempt.policy=off; not run
+policy-list-off	patched	pg-big	preempt.policy=debug,off	lazy	off	disabled by preempt.policy=debug,off; not run
 broken-config	patched	bad-policy	-	lazy	2	unknown fact|bad input (exit 2)
 unpatched-kernel	base	pg-big	-	lazy	3	cannot apply none|kernel cannot switch to the chosen mode
 root-policy-wins-debug	base	force-full	preempt.policy=debug	full	0	switched from lazy to full: rule site-full|current mode:"
@@ -133,7 +295,8 @@ arm64_faults="tool-crash	base	pg-big	pp_fault=crash	lazy	139	crashed (signal 11)
 tool-hang	base	pg-big	pp_fault=hang	lazy	142	timed out after 3 s and was killed
 initramfs-tools-unpatched	base	pg-big	pp_flavour=initramfs-tools	lazy	3	cannot apply none|kernel cannot switch to the chosen mode
 initramfs-tools-root-policy	base	force-full	pp_flavour=initramfs-tools	full	0	switched from lazy to full: rule site-full
-initramfs-tools-off	base	force-full	pp_flavour=initramfs-tools preempt.policy=off	lazy	absent	disabled by preempt.policy=off"
+initramfs-tools-off	base	force-full	pp_flavour=initramfs-tools preempt.policy=off	lazy	off	disabled by preempt.policy=off
+initramfs-tools-admin	base	force-full	pp_flavour=initramfs-tools preempt=full	full	admin	preempt=full on the command line is the admin's choice"
 
 # run_cases ARCH RUNNER CASES: RUNNER ARCH VARIANT FIXTURE APPEND OUT
 run_cases() {
@@ -158,21 +321,24 @@ run_cases() {
 	done
 }
 
-# A real dracut initramfs, the real root on virtio-blk.
+# A real dracut initramfs, the real root on virtio-blk, mounted read-only
+# (root=... ro) as distributions do.
 boot_dracut() {
 	mkroot=$work/root-$1-$3.img
 	if ! "$T/mkroot.sh" "$1" "$mkroot" "$3" >"$5.mkroot" 2>&1; then
 		cat "$5.mkroot" >"$5"
 		return 125
 	fi
-	"$RIG/guest-run.sh" --arch "$1" --kernel "$2" --initrd "$work/dracut-$1.img" \
+	"$RIG/guest-run.sh" --arch "$1" --kernel "$2" \
+		--initrd "$work/dracut-$1${dracut_flavour:-}.img" \
 		--disk "$mkroot" --timeout 180 --log "$5.console" \
-		--append "root=/dev/vda rw rootfstype=ext4 rd.skipfsck $4" >"$5" 2>"$5.err"
+		--append "root=/dev/vda ro rootfstype=ext4 rd.skipfsck $4" >"$5" 2>"$5.err"
 }
 
-# check_dracut_image ARCH: the module's files are in the initramfs.
+# check_dracut_image ARCH [FLAVOUR]: the module's files are in the
+# initramfs dracut-ARCH[FLAVOUR].img.
 check_dracut_image() {
-	list=$(lsinitrd "$work/dracut-$1.img" 2>/dev/null)
+	list=$(lsinitrd "$work/dracut-$1${2:-}.img" 2>/dev/null)
 	missing=
 	for f in usr/sbin/preempt-policy etc/preempt-policy.conf \
 		hooks/pre-pivot/60-preempt-policy-hook.sh \
@@ -195,9 +361,8 @@ boot_busybox() {
 }
 
 bin=$work/x86_64/preempt-policy
-if ! out=$("$T/build-policy.sh" x86_64 "$bin" 2>&1); then
-	not_ok "x86_64 static preempt-policy builds (make -C policy static)"
-	diag "$out"
+if [ ! -x "$bin" ]; then
+	not_ok "x86_64 dracut initramfs: no static x86_64 preempt-policy"
 elif ! command -v dracut >/dev/null; then
 	skip "x86_64 dracut initramfs" "dracut is not installed"
 elif ! out=$("$T/mkdracut.sh" "$work/dracut-x86_64.img" "$bin" "$T/initrd-conf" 2>&1); then
@@ -238,5 +403,83 @@ $arm64_faults"
 		check_dracut_image arm64
 		run_cases arm64 boot_dracut "$(printf '%s\n' "$cases" |
 			grep -E '^(picks-none|unpatched-kernel)	' | sed 's/^/dracut-/')"
+	fi
+	# The dracut way of reading the command line: getarg also reads
+	# /etc/cmdline.d, where dracut --kernel-cmdline puts its words.
+	if command -v dracut >/dev/null &&
+		out=$("$T/mkdracut.sh" --arch arm64 --cmdline "preempt.policy=debug,off" \
+			"$work/dracut-arm64-cmdline.img" "$bin" "$T/initrd-conf" 2>&1); then
+		dracut_flavour=-cmdline
+		run_cases arm64 boot_dracut "dracut-cmdline.d-off	patched	pg-big	-	lazy	off	disabled by preempt.policy=debug,off; not run"
+		dracut_flavour=
+	else
+		not_ok "arm64 dracut initramfs with /etc/cmdline.d builds"
+		diag "$(printf '%s\n' "$out" | tail -n 20)"
+	fi
+fi
+
+# A real initramfs-tools image (Debian 12's mkinitramfs, the build hook
+# hooks/preempt-policy and init-bottom/preempt-policy): the hook's files
+# are in it, and it boots the x86_64 patched kernel to the real root
+# (mounted read-only) with the mode chosen before its init.
+bin=$work/x86_64/preempt-policy
+kernel=$(kernel_image x86_64 "$(check_variant x86_64)")
+if [ "$(uname -m)" != x86_64 ] || [ ! -x "$bin" ]; then
+	skip "x86_64 initramfs-tools image (mkinitramfs)" "needs an x86_64 host and the x86_64 tool"
+elif [ ! -f "${kernel%/arch/*}/.config" ]; then
+	not_ok "x86_64 initramfs-tools image: no kernel config ${kernel%/arch/*}/.config (make kernel-x86_64-$(check_variant x86_64))"
+elif ! out=$("$T/mkinitramfs.sh" "$work/initramfs-tools-x86_64.img" "$bin" \
+	"${kernel%/arch/*}/.config" "$T/initrd-conf" 2>&1); then
+	not_ok "x86_64 mkinitramfs builds an image with the preempt-policy hook"
+	diag "$(printf '%s\n' "$out" | tail -n 20)"
+else
+	list=$(zstd -dc "$work/initramfs-tools-x86_64.img" 2>/dev/null | cpio -it 2>/dev/null)
+	missing=
+	for f in usr/sbin/preempt-policy usr/lib/preempt-policy/preempt-policy-lib.sh \
+		scripts/init-bottom/preempt-policy etc/preempt-policy.conf usr/sbin/run-init; do
+		printf '%s\n' "$list" | grep -qx "$f" || missing="$missing $f"
+	done
+	if [ -z "$missing" ]; then
+		ok "x86_64 mkinitramfs builds an image with the preempt-policy hook (binary, library, init-bottom script, policy)"
+		boot_itools() {
+			mkroot=$work/root-$1-$3.img
+			if ! "$T/mkroot.sh" "$1" "$mkroot" "$3" >"$5.mkroot" 2>&1; then
+				cat "$5.mkroot" >"$5"
+				return 125
+			fi
+			"$RIG/guest-run.sh" --arch "$1" --kernel "$2" \
+				--initrd "$work/initramfs-tools-x86_64.img" \
+				--disk "$mkroot" --timeout 180 --log "$5.console" \
+				--append "root=/dev/vda ro rootfstype=ext4 $4" >"$5" 2>"$5.err"
+		}
+		run_cases x86_64 boot_itools "mkinitramfs-picks-none	patched	pg-big	-	none	0	switched from lazy to none: rule initrd-pg-shm|using the initramfs copy"
+	else
+		not_ok "x86_64 mkinitramfs image lacks:$missing"
+	fi
+fi
+
+# The systemd-based dracut initramfs (Fedora, RHEL, SUSE): the hook is
+# wired to dracut-pre-pivot.service. Built only: booting it needs a test
+# kernel with CGROUPS, FHANDLE and INOTIFY_USER, which the rig's
+# tinyconfig-based kernels lack.
+bin=$work/x86_64/preempt-policy
+if ! command -v dracut >/dev/null || [ ! -x "$bin" ]; then
+	skip "x86_64 systemd-based dracut initramfs" "no dracut or no x86_64 tool"
+elif ! out=$("$T/mkdracut.sh" --systemd "$work/dracut-x86_64-systemd.img" "$bin" \
+	"$T/initrd-conf" 2>&1); then
+	not_ok "x86_64 systemd-based dracut initramfs builds"
+	diag "$(printf '%s\n' "$out" | tail -n 20)"
+else
+	check_dracut_image x86_64 -systemd
+	list=$(lsinitrd "$work/dracut-x86_64-systemd.img" 2>/dev/null)
+	missing=
+	for f in usr/lib/systemd/systemd dracut-pre-pivot.service \
+		bin/dracut-pre-pivot etc/initrd-release; do
+		printf '%s\n' "$list" | grep -q "$f\( \|$\)" || missing="$missing $f"
+	done
+	if [ -z "$missing" ]; then
+		ok "x86_64 systemd-based dracut initramfs: systemd, dracut-pre-pivot.service and the hook"
+	else
+		not_ok "x86_64 systemd-based dracut initramfs lacks:$missing"
 	fi
 fi
