@@ -42,6 +42,8 @@ struct pg_cluster {
 	uint64_t shared_buffers;	/* bytes */
 	enum huge_pages_setting huge_pages;
 	uint64_t huge_page_size;	/* 0 = the kernel's default */
+	unsigned int version;		/* major version, 0 if unknown */
+	bool shm_sysv;			/* shared_memory_type = sysv */
 	uint64_t shm_estimate;		/* bytes, see pg_estimate_shm() */
 	uint64_t hugepages_needed;	/* of huge_page_size (or default) */
 	enum pg_backing backing;

@@ -6,6 +6,7 @@
  */
 #include "facts.h"
 #include "paths.h"
+#include "pg_shmem.h"
 #include "pgconf.h"
 #include "rules.h"
 #include "util.h"
@@ -63,7 +64,7 @@ static bool already_listed(const struct facts *f, const char *conf_path)
  */
 static void read_cluster(struct facts *f, const struct env *env,
 			 const char *name, const char *conf_path,
-			 const char *default_data)
+			 const char *default_data, unsigned int version)
 {
 	struct pg_reader reader = { .root = env->root, .diags = &f->diags };
 	struct pg_cluster *c;
@@ -98,7 +99,9 @@ static void read_cluster(struct facts *f, const struct env *env,
 	c->shared_buffers = s.shared_buffers;
 	c->huge_pages = s.huge_pages;
 	c->huge_page_size = s.huge_page_size;
-	c->shm_estimate = pg_estimate_shm(s.shared_buffers);
+	c->shm_sysv = s.shm_sysv;
+	c->version = version;
+	c->shm_estimate = pg_estimate_shm(&s.shm, version);
 	c->bad = s.errors > 0;
 	f->nclusters++;
 }
@@ -135,11 +138,39 @@ static unsigned int list_subdirs(const char *dir, char **names,
 	return n;
 }
 
+/*
+ * Debian's start.conf: "auto" clusters start at boot; "manual" (what
+ * pg_upgradecluster leaves the old cluster at) and "disabled" do not, so
+ * they are not part of the running set.  A missing file means auto.
+ */
+static bool starts_at_boot(const char *host_start_conf)
+{
+	struct line_reader lr;
+	const char *line;
+	size_t len;
+	char *buf;
+	bool automatic = true;
+
+	if (read_file_capped(host_start_conf, MAX_KERNEL_FILE, &buf, &len))
+		return true;
+	line_reader_init(&lr, buf, len);
+	while (line_reader_next(&lr, &line, &len)) {
+		trim_span(&line, &len);
+		if (len == 0 || line[0] == '#')
+			continue;
+		automatic = !span_equals_nocase(line, len, "manual") &&
+			    !span_equals_nocase(line, len, "disabled");
+		break;
+	}
+	free(buf);
+	return automatic;
+}
+
 /* /etc/postgresql/<version>/<cluster>/postgresql.conf */
 static void find_debian_clusters(struct facts *f, const struct env *env)
 {
 	char etc_pg[PATH_LEN], vdir[PATH_LEN], conf[PATH_LEN], host[PATH_LEN];
-	char name[NAME_LEN * 2], data[PATH_LEN];
+	char name[NAME_LEN * 2], data[PATH_LEN], start[PATH_LEN * 2];
 	char *versions[MAX_CLUSTERS], *clusters[MAX_CLUSTERS];
 	unsigned int nv, i, j;
 	struct stat st;
@@ -160,10 +191,14 @@ static void find_debian_clusters(struct facts *f, const struct env *env)
 				 clusters[j]);
 			snprintf(data, sizeof(data), "/" DEBIAN_PG_DATA_FMT,
 				 versions[i], clusters[j]);
+			snprintf(start, sizeof(start), "%s/%s/%s/start.conf",
+				 etc_pg, versions[i], clusters[j]);
 			/* pg_createcluster leftovers without a conf are no cluster. */
 			if (!path_join(host, sizeof(host), env->root, conf) &&
-			    !stat(host, &st))
-				read_cluster(f, env, name, conf, data);
+			    !stat(host, &st) && starts_at_boot(start))
+				read_cluster(f, env, name, conf, data,
+					     (unsigned int)strtoul(versions[i],
+								   NULL, 10));
 			free(clusters[j]);
 		}
 		free(versions[i]);
@@ -195,13 +230,15 @@ void facts_gather_postgres(struct facts *f, const struct env *env,
 	for (i = 0; i < pol->npg_confs; i++) {
 		/* Outside Debian the conf usually sits in the data directory. */
 		parent_dir(pol->pg_confs[i], data, sizeof(data));
-		read_cluster(f, env, pol->pg_confs[i], pol->pg_confs[i], data);
+		read_cluster(f, env, pol->pg_confs[i], pol->pg_confs[i], data,
+			     0);
 	}
 	for (i = 0; i < pol->npgdatas; i++) {
 		if (path_join(conf, sizeof(conf), pol->pgdatas[i],
 			      "postgresql.conf"))
 			continue;
-		read_cluster(f, env, pol->pgdatas[i], conf, pol->pgdatas[i]);
+		read_cluster(f, env, pol->pgdatas[i], conf, pol->pgdatas[i],
+			     0);
 	}
 	if (f->clusters_skipped)
 		diag_add(&f->diags, "more than %d PostgreSQL clusters, %u ignored",
@@ -263,6 +300,9 @@ void facts_derive(struct facts *f)
 			long long *left = p ? &remaining[p - f->pools] : NULL;
 			long long need = (long long)c->hugepages_needed;
 
+				/* PostgreSQL maps huge pages only with mmap. */
+			if (c->shm_sysv)
+				continue;
 			if (pass == 0 && c->huge_pages == PG_HUGE_ON) {
 				c->backing = PG_BACKING_HUGETLB;
 				if (left)

@@ -58,7 +58,7 @@ fi
 run "$FX/patched" "$FX/root-pg-big" explain
 check "explain: every fact and the matching rule" \
 	'[ $RC -eq 0 ] && grep -q "=> rule pg-shm-without-hugepages" "$TMP/out" &&
-	 grep -q "pg_shm_without_hugepages *8.25GiB" "$TMP/out" &&
+	 grep -q "pg_shm_without_hugepages *8.20GiB" "$TMP/out" &&
 	 grep -q "thp_shmem_enabled *never" "$TMP/out" &&
 	 grep -q "16/main: conf=/etc/postgresql/16/main/postgresql.conf" "$TMP/out"'
 
