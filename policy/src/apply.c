@@ -176,10 +176,19 @@ int apply_decision(const struct run *run, const struct env *env,
 		say(&a, 5, "%s; nothing done", d->reason);
 		return EXIT_DISABLED;
 	}
-	if (d->mode == MODE_KEEP) {
+	if (d->mode == MODE_KEEP &&
+	    (d->keep_mode == MODE_UNKNOWN || d->keep_mode == f->modes.current ||
+	     !mode_available(&f->modes, d->keep_mode))) {
 		say(&a, d->bad_input ? 4 : 5, "keeping %s: %s",
 		    mode_name(f->modes.current), d->reason);
 		return done(run);
+	}
+	if (d->mode == MODE_KEEP) {
+		/* An earlier run changed the mode and its reason is gone. */
+		struct run back = *run;
+
+		back.decision.mode = d->keep_mode;
+		return apply_switch(&a, &back);
 	}
 	if (d->source == SRC_ADMIN)
 		return apply_admin_choice(&a, run);

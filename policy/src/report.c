@@ -32,6 +32,8 @@ void format_decision_mode(const struct run *run, char *buf, size_t size)
 
 	if (d->source == SRC_DISABLED)
 		snprintf(buf, size, "disabled");
+	else if (d->mode == MODE_KEEP && d->keep_mode != MODE_UNKNOWN)
+		snprintf(buf, size, "keep (%s)", mode_name(d->keep_mode));
 	else if (d->mode == MODE_KEEP)
 		snprintf(buf, size, "keep (%s)",
 			 f->modes.current_unrecognized ? "other" :
@@ -130,8 +132,12 @@ static void explain_memory(FILE *out, const struct facts *f)
 		f->default_hugepage_size ? b : "unknown");
 	for (i = 0; i < f->npools; i++) {
 		format_size(f->pools[i].page_size, a, sizeof(a));
-		fprintf(out, "  hugetlb %s: nr_hugepages=%lld free_hugepages=%lld\n",
-			a, f->pools[i].nr, f->pools[i].free);
+		fprintf(out, "  hugetlb %s: nr_hugepages=%lld free_hugepages=%lld",
+			a, f->pools[i].live, f->pools[i].free);
+		if (f->pools[i].origin[0])
+			fprintf(out, " predicted=%lld from %s",
+				f->pools[i].nr, f->pools[i].origin);
+		fputc('\n', out);
 	}
 	if (!f->npools)
 		fprintf(out, "  hugetlb: no pools\n");

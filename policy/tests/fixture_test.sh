@@ -177,6 +177,58 @@ check "apply keep: exit 0, logged, nothing written" \
 	'[ $RC -eq 0 ] && grep -q "(lazy)" "$TMP/k/sys/kernel/preempt/mode" &&
 	 grep -q "^<5>preempt-policy: keeping lazy" "$TMP/kmsg"'
 
+# --- the hugetlb pool the root will have (issue 15, class 1) -----------
+# The initramfs sees no pool: systemd-sysctl has not run.  The root's
+# /etc/sysctl.d reserves enough pages for its 8GB cluster: keep, and say so.
+rm -rf "$TMP/r"
+cp -R "$FX/root-pg-big" "$TMP/r"
+mkdir -p "$TMP/r/etc/sysctl.d" "$TMP/r/usr/lib/sysctl.d" "$TMP/r/boot"
+printf '# PostgreSQL\nvm.nr_hugepages = 4200\n' >"$TMP/r/etc/sysctl.d/30-pg.conf"
+printf 'vm.nr_hugepages = 0\n' >"$TMP/r/usr/lib/sysctl.d/30-pg.conf"
+run "$FX/patched" "$TMP/r" decide
+check "a pool reserved in /etc/sysctl.d: keep, predicted from FILE:LINE" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) " &&
+	 first_line | grep -q "hugetlb pool predicted from /etc/sysctl.d/30-pg.conf:2 (2MiB: 4200 pages, live 0)"'
+printf 'vm.nr_hugepages = 4199\n' >"$TMP/r/etc/sysctl.conf"
+run "$FX/patched" "$TMP/r" decide
+check "/etc/sysctl.conf is read last: one page short -> none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none " &&
+	 first_line | grep -q "predicted from /etc/sysctl.conf:1"'
+rm "$TMP/r/etc/sysctl.conf"
+kernel_copy patched "ro hugepagesz=2M hugepages=4200"
+run "$TMP/k" "$FX/root-pg-big" decide
+check "hugepages= on the command line counts as the pool" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep " &&
+	 first_line | grep -q "predicted from kernel command line hugepages=4200"'
+kernel_copy patched "ro sysctl.vm.nr_hugepages=100"
+run "$TMP/k" "$FX/root-pg-big" decide
+check "sysctl.vm.nr_hugepages= too small: none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none "'
+
+# keep returns to the kernel's build default: the initramfs chose none
+# before the pool existed; now the pool is predicted, none's reason is gone.
+kernel_copy patched "ro"
+printf '(none) voluntary full lazy\n' >"$TMP/k/sys/kernel/preempt/mode"
+mkdir -p "$TMP/k/proc/sys/kernel"
+echo 7.3.4-arm64 >"$TMP/k/proc/sys/kernel/osrelease"
+printf '# CONFIG_PREEMPT_NONE is not set\nCONFIG_PREEMPT_LAZY=y\n' \
+	>"$TMP/r/boot/config-7.3.4-arm64"
+run "$TMP/k" "$TMP/r" decide
+check "decide: keep means the build default lazy, named with its FILE:LINE" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) " &&
+	 first_line | grep -q "keep is the kernel.s build default lazy (/boot/config-7.3.4-arm64:2)"'
+rm -f "$TMP/kmsg"
+run "$TMP/k" "$TMP/r" apply
+check "apply: keep writes lazy over none (a plain file cannot read back: exit 4)" \
+	'[ $RC -eq 4 ] && [ "$(cat "$TMP/k/sys/kernel/preempt/mode")" = lazy ] &&
+	 grep -q "wrote lazy to" "$TMP/kmsg"'
+printf '(none) voluntary full lazy\n' >"$TMP/k/sys/kernel/preempt/mode"
+rm "$TMP/r/boot/config-7.3.4-arm64"
+run "$TMP/k" "$TMP/r" apply
+check "keep without a build config: the current mode stays" \
+	'[ $RC -eq 0 ] && grep -q "^(none)" "$TMP/k/sys/kernel/preempt/mode" &&
+	 grep -q "keeping none" "$TMP/kmsg"'
+
 # --- cmdline ---------------------------------------------------------
 run "$FX/patched" "$FX/root-pg-big" cmdline
 check "cmdline: plain preempt=none" '[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = preempt=none ]'

@@ -215,6 +215,29 @@ static void test_cluster_state(void **state)
 		assert_false(t->f.clusters[i].bad);
 }
 
+/*
+ * The pool the root will have: /etc/sysctl.d masks /usr/lib/sysctl.d's
+ * file of the same name, files go in name order across directories,
+ * /etc/sysctl.conf comes last, the last assignment wins.
+ */
+static void test_sysctl_prediction(void **state)
+{
+	struct facts_test *t = *state;
+	const struct hugetlb_pool *p2m;
+
+	gather(t, "patched", "root-pg-sysctl");
+	p2m = &t->f.pools[0];
+	assert_int_equal(p2m->page_size, 2ULL << 20);
+	assert_int_equal(p2m->live, 0);
+	assert_int_equal(p2m->nr, 4300);
+	assert_string_equal(p2m->origin, "/etc/sysctl.d/60-pg.conf:3");
+	assert_int_equal(t->f.clusters[0].backing, PG_BACKING_HUGETLB);
+	assert_int_equal(t->f.pg_shm_without_hugepages, 0);
+	assert_true(diag_contains(&t->f.diags, "/usr/lib/sysctl.d/20-bad.conf:1: vm.nr_hugepages: not a page count"));
+	/* The kernel's build default, for keep. */
+	assert_int_equal(t->f.build_mode, MODE_UNKNOWN);
+}
+
 static void test_parsers(void **state)
 {
 	char out[16];
@@ -244,6 +267,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_configured_pgdata, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_cluster, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sysctl_prediction, setup, teardown),
 		cmocka_unit_test(test_parsers),
 	};
 
