@@ -54,11 +54,15 @@ static struct hugetlb_pool *pool_of_size(struct facts *f, uint64_t size)
 static void set_pool(struct facts *f, uint64_t size, long long nr,
 		     const char *origin)
 {
-	struct hugetlb_pool *p = size ? pool_of_size(f, size) : NULL;
+	struct hugetlb_pool *p;
 
+	/* A kernel without hugetlb: the setting will not take, no pool. */
+	if (!size)
+		return;
+	p = pool_of_size(f, size);
 	if (!p) {
-		diag_add(&f->diags, "%s: no hugetlb pool of that size to predict",
-			 origin);
+		diag_add(&f->diags, "%s: more than %d hugetlb page sizes",
+			 origin, MAX_HUGEPAGE_POOLS);
 		return;
 	}
 	p->nr = nr;
