@@ -8,6 +8,7 @@
  */
 #include "facts.h"
 #include "paths.h"
+#include "root_fs.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -41,7 +42,7 @@ static int model_of_line(const char *line, size_t len)
 
 void facts_gather_build_default(struct facts *f, const struct env *env)
 {
-	char path[PATH_LEN], release[128], rel[PATH_LEN], host[PATH_LEN];
+	char path[PATH_LEN], release[128], rel[PATH_LEN];
 	struct line_reader lr;
 	const char *line, *r = release;
 	size_t len;
@@ -58,8 +59,7 @@ void facts_gather_build_default(struct facts *f, const struct env *env)
 	if (!len || memchr(r, '/', len) || memchr(r, ' ', len))
 		return;
 	snprintf(rel, sizeof(rel), "%s%.*s", BOOT_CONFIG_PREFIX, (int)len, r);
-	if (path_join(host, sizeof(host), env->root, rel) ||
-	    read_file_capped(host, MAX_BOOT_CONFIG_FILE, &buf, &len))
+	if (root_read_file(env->root, rel, MAX_BOOT_CONFIG_FILE, &buf, &len))
 		return;
 	line_reader_init(&lr, buf, len);
 	while (line_reader_next(&lr, &line, &len)) {

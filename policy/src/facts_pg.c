@@ -8,6 +8,7 @@
 #include "paths.h"
 #include "pg_shmem.h"
 #include "pgconf.h"
+#include "root_fs.h"
 #include "rules.h"
 #include "util.h"
 
@@ -111,15 +112,15 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted subdirectory names of @dir (at most @max); caller frees them. */
-static unsigned int list_subdirs(const char *dir, char **names,
-				 unsigned int max)
+/* Sorted subdirectory names of @dir in @root (at most @max); caller frees. */
+static unsigned int list_subdirs(const char *root, const char *dir,
+				 char **names, unsigned int max)
 {
 	char path[PATH_LEN];
 	unsigned int n = 0, scanned = 0;
 	struct dirent *de;
 	struct stat st;
-	DIR *d = opendir(dir);
+	DIR *d = root_opendir(root, dir);
 
 	if (!d)
 		return 0;
@@ -127,7 +128,7 @@ static unsigned int list_subdirs(const char *dir, char **names,
 		if (de->d_name[0] == '.')
 			continue;
 		if (path_join(path, sizeof(path), dir, de->d_name) ||
-		    stat(path, &st) || !S_ISDIR(st.st_mode))
+		    root_stat(root, path, &st) || !S_ISDIR(st.st_mode))
 			continue;
 		names[n] = strdup(de->d_name);
 		if (names[n])
@@ -143,7 +144,7 @@ static unsigned int list_subdirs(const char *dir, char **names,
  * pg_upgradecluster leaves the old cluster at) and "disabled" do not, so
  * they are not part of the running set.  A missing file means auto.
  */
-static bool starts_at_boot(const char *host_start_conf)
+static bool starts_at_boot(const char *root, const char *start_conf)
 {
 	struct line_reader lr;
 	const char *line;
@@ -151,7 +152,7 @@ static bool starts_at_boot(const char *host_start_conf)
 	char *buf;
 	bool automatic = true;
 
-	if (read_file_capped(host_start_conf, MAX_KERNEL_FILE, &buf, &len))
+	if (root_read_file(root, start_conf, MAX_KERNEL_FILE, &buf, &len))
 		return true;
 	line_reader_init(&lr, buf, len);
 	while (line_reader_next(&lr, &line, &len)) {
@@ -169,20 +170,21 @@ static bool starts_at_boot(const char *host_start_conf)
 /* /etc/postgresql/<version>/<cluster>/postgresql.conf */
 static void find_debian_clusters(struct facts *f, const struct env *env)
 {
-	char etc_pg[PATH_LEN], vdir[PATH_LEN], conf[PATH_LEN], host[PATH_LEN];
+	char vdir[PATH_LEN], conf[PATH_LEN];
 	char name[NAME_LEN * 2], data[PATH_LEN], start[PATH_LEN * 2];
 	char *versions[MAX_CLUSTERS], *clusters[MAX_CLUSTERS];
 	unsigned int nv, i, j;
 	struct stat st;
 
-	if (path_join(etc_pg, sizeof(etc_pg), env->root, ETC_POSTGRESQL_DIR))
-		return;
-	nv = list_subdirs(etc_pg, versions, MAX_CLUSTERS);
+	nv = list_subdirs(env->root, "/" ETC_POSTGRESQL_DIR, versions,
+			  MAX_CLUSTERS);
 	for (i = 0; i < nv; i++) {
 		unsigned int nc = 0;
 
-		if (!path_join(vdir, sizeof(vdir), etc_pg, versions[i]))
-			nc = list_subdirs(vdir, clusters, MAX_CLUSTERS);
+		if (!path_join(vdir, sizeof(vdir), "/" ETC_POSTGRESQL_DIR,
+			       versions[i]))
+			nc = list_subdirs(env->root, vdir, clusters,
+					  MAX_CLUSTERS);
 		for (j = 0; j < nc; j++) {
 			snprintf(conf, sizeof(conf),
 				 "/%s/%s/%s/postgresql.conf",
@@ -191,11 +193,11 @@ static void find_debian_clusters(struct facts *f, const struct env *env)
 				 clusters[j]);
 			snprintf(data, sizeof(data), "/" DEBIAN_PG_DATA_FMT,
 				 versions[i], clusters[j]);
-			snprintf(start, sizeof(start), "%s/%s/%s/start.conf",
-				 etc_pg, versions[i], clusters[j]);
+			snprintf(start, sizeof(start), "/%s/%s/%s/start.conf",
+				 ETC_POSTGRESQL_DIR, versions[i], clusters[j]);
 			/* pg_createcluster leftovers without a conf are no cluster. */
-			if (!path_join(host, sizeof(host), env->root, conf) &&
-			    !stat(host, &st) && starts_at_boot(start))
+			if (!root_stat(env->root, conf, &st) &&
+			    starts_at_boot(env->root, start))
 				read_cluster(f, env, name, conf, data,
 					     (unsigned int)strtoul(versions[i],
 								   NULL, 10));

@@ -18,6 +18,7 @@
  */
 #include "facts.h"
 #include "paths.h"
+#include "root_fs.h"
 #include "size.h"
 #include "util.h"
 
@@ -124,20 +125,19 @@ static bool is_nr_hugepages(const char *key, size_t len)
 static void read_sysctl_file(struct facts *f, const char *root,
 			     const char *rel)
 {
-	char host[PATH_LEN], origin[POOL_ORIGIN_LEN];
+	char origin[POOL_ORIGIN_LEN];
 	struct line_reader lr;
 	const char *line;
 	size_t len;
 	char *buf;
 	int err;
 
-	if (path_join(host, sizeof(host), root, rel))
-		return;
-	err = read_file_capped(host, MAX_CONFIG_FILE, &buf, &len);
+	err = root_read_file(root, rel, MAX_CONFIG_FILE, &buf, &len);
 	if (err == -ENOENT)
 		return;
 	if (err) {
-		diag_add(&f->diags, "/%s: cannot read: %s", rel, strerror(-err));
+		diag_add(&f->diags, "/%s: cannot read: %s", rel,
+			 read_error_name(err));
 		return;
 	}
 	line_reader_init(&lr, buf, len);
@@ -205,13 +205,9 @@ static unsigned int list_dir(const char *root,
 			     const char *dir, struct sysctl_file *files,
 			     unsigned int n, bool *capped)
 {
-	char host[PATH_LEN];
 	struct dirent *de;
-	DIR *d;
+	DIR *d = root_opendir(root, dir);
 
-	if (path_join(host, sizeof(host), root, dir))
-		return n;
-	d = opendir(host);
 	if (!d)
 		return n;
 	while ((de = readdir(d))) {

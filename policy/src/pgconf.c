@@ -6,6 +6,7 @@
  */
 #include "pgconf.h"
 #include "pg_value.h"
+#include "root_fs.h"
 #include "size.h"
 #include "util.h"
 
@@ -266,13 +267,12 @@ static void read_include_dir(const struct pg_reader *r, struct pg_settings *s,
 			     unsigned int line, unsigned int depth)
 {
 	char *names[MAX_INCLUDE_DIR_FILES];
-	char host_dir[PATH_LEN], file[PATH_LEN];
+	char file[PATH_LEN];
 	unsigned int n = 0, i, scanned = 0;
 	struct dirent *de;
-	DIR *d;
+	DIR *d = root_opendir(r->root, dir);
 
-	if (path_join(host_dir, sizeof(host_dir), r->root, dir) ||
-	    !(d = opendir(host_dir))) {
+	if (!d) {
 		pg_error(r, s, from, line,
 			 "could not open configuration directory \"%s\"", dir);
 		return;
@@ -459,7 +459,6 @@ unsigned int pgconf_parse_text(const struct pg_reader *r, struct pg_settings *s,
 int pgconf_read_file(const struct pg_reader *r, struct pg_settings *s,
 		     const char *path, unsigned int depth)
 {
-	char host[PATH_LEN];
 	size_t len;
 	char *buf;
 	int err;
@@ -468,15 +467,11 @@ int pgconf_read_file(const struct pg_reader *r, struct pg_settings *s,
 		pg_error(r, s, path, 0, "too many configuration files");
 		return -EIO;
 	}
-	if (path_join(host, sizeof(host), r->root, path)) {
-		pg_error(r, s, path, 0, "path too long");
-		return -EIO;
-	}
-	err = read_file_capped(host, MAX_CONFIG_FILE, &buf, &len);
+	err = root_read_file(r->root, path, MAX_CONFIG_FILE, &buf, &len);
 	if (err == -ENOENT)
 		return -ENOENT;
 	if (err) {
-		pg_error(r, s, path, 0, "cannot read: %s", strerror(-err));
+		pg_error(r, s, path, 0, "cannot read: %s", read_error_name(err));
 		return -EIO;
 	}
 	s->files_read++;

@@ -229,6 +229,24 @@ check "keep without a build config: the current mode stays" \
 	'[ $RC -eq 0 ] && grep -q "^(none)" "$TMP/k/sys/kernel/preempt/mode" &&
 	 grep -q "keeping none" "$TMP/kmsg"'
 
+# --- --root is a boundary (issue 15, classes 5 and 6) -------------------
+# An absolute symlink means the root's own file, as its init will see it;
+# a relative one that climbs out stops at the root; a FIFO is refused at
+# once with FILE named.
+rm -rf "$TMP/r" "$TMP/outside.conf"
+mkdir -p "$TMP/r/etc/postgresql/15/main" "$TMP/r/srv/pg" "$TMP/r/etc/preempt-policy.d"
+printf 'shared_buffers = 8GB\ninclude_if_exists = '"'"'evil.conf'"'"'\n' >"$TMP/r/srv/pg/main.conf"
+ln -s /srv/pg/main.conf "$TMP/r/etc/postgresql/15/main/postgresql.conf"
+printf 'shared_buffers = 16MB\n' >"$TMP/outside.conf"
+ln -s ../../../../../../../../../../../../"$TMP/outside.conf" "$TMP/r/srv/pg/evil.conf"
+run "$FX/patched" "$TMP/r" decide
+check "absolute symlink resolved in the root, a climbing one stays inside: 8GB seen" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none .*(is 8.20GiB)"'
+mkfifo "$TMP/r/etc/preempt-policy.d/10-fifo.conf"
+run "$FX/patched" "$TMP/r" --timeout 5 decide
+check "a FIFO in preempt-policy.d: refused at once, named, exit 2" \
+	'[ $RC -eq 2 ] && grep -q "10-fifo.conf: cannot read: not a regular file" "$TMP/out" "$TMP/err"'
+
 # --- cmdline ---------------------------------------------------------
 run "$FX/patched" "$FX/root-pg-big" cmdline
 check "cmdline: plain preempt=none" '[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = preempt=none ]'
