@@ -88,6 +88,32 @@ static unsigned int parse_timeout(const char *arg)
 	return (unsigned int)secs;
 }
 
+/*
+ * The boot hooks wait for this process; SIGALRM's default action ends it
+ * wherever it is stuck, so they need no watchdog process of their own
+ * (each fork is a measurable share of a small boot).  Armed before any
+ * option acts, --output-dir's files included, wherever --timeout stands;
+ * a bad value is reported by the option loop.
+ */
+static bool timeout_armed;
+
+static void arm_timeout_first(int argc, char **argv)
+{
+	unsigned int seconds = 0;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+			seconds = parse_timeout(argv[++i]);
+		else if (strncmp(argv[i], "--timeout=", 10) == 0)
+			seconds = parse_timeout(argv[i] + 10);
+	}
+	if (seconds) {
+		alarm(seconds);
+		timeout_armed = true;
+	}
+}
+
 /* Returns -1 to continue, else an exit code. */
 static int parse_cli(int argc, char **argv, struct cli *cli)
 {
@@ -97,6 +123,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	cli->env.root = "/";
 	cli->env.proc = "/proc";
 	cli->env.sys = "/sys";
+	arm_timeout_first(argc, argv);
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_ROOT:
@@ -147,9 +174,10 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_OUTPUT_DIR:
 			/*
 			 * At once, so that what the options after it say
-			 * lands in the files too; if the files cannot be
-			 * made, the run goes on (the boot still wants its
-			 * mode) and says so where its output goes anyway.
+			 * lands in the files too (the timeout is already
+			 * armed); if the files cannot be made, the run goes
+			 * on (the boot still wants its mode) and says so
+			 * where its output goes anyway.
 			 */
 			err = output_dir_redirect(optarg);
 			if (err)
@@ -246,12 +274,8 @@ int main(int argc, char **argv)
 	code = parse_cli(argc, argv, &cli);
 	if (code >= 0)
 		return code;
-	/*
-	 * The boot hooks wait for this process; SIGALRM's default action
-	 * ends it wherever it is stuck, so they need no watchdog process
-	 * of their own (each fork is a measurable share of a small boot).
-	 */
-	if (cli.timeout)
+	/* An abbreviated --time=N that the first scan did not see. */
+	if (cli.timeout && !timeout_armed)
 		alarm(cli.timeout);
 	run.facts = calloc(1, sizeof(*run.facts));
 	run.policy = calloc(1, sizeof(*run.policy));

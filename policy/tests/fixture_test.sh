@@ -321,6 +321,30 @@ check "--output-dir without its parent: named on stderr, the run goes on" \
 	'[ $RC -eq 0 ] && [ ! -e "$TMP/no" ] && grep -q "^mode=none " "$TMP/out" &&
 	 grep -q "^preempt-policy: --output-dir $TMP/no/such: No such file or directory; output stays here" "$TMP/err"'
 
+# Nothing --output-dir makes follows a symlink or blocks on a FIFO (issue
+# 15, classes 7 and 10); bounded by timeout(1) so the old tool's hang on
+# the FIFO is a failure, not a stuck suite.
+bounded() { timeout 20 "$@"; }
+rm -rf "$TMP/od" "$TMP/victim" "$TMP/victim-dir"
+mkdir -p "$TMP/od" "$TMP/victim-dir"
+echo precious >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/od/out"
+mkfifo "$TMP/od/err"
+bounded "$BIN" --proc "$FX/patched/proc" --sys "$FX/patched/sys" \
+	--root "$FX/root-pg-big" --output-dir "$TMP/od" --timeout 5 decide \
+	>"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--output-dir: out a symlink, err a FIFO: both made anew, the link's target untouched" \
+	'[ $RC -eq 0 ] && [ "$(cat "$TMP/victim")" = precious ] &&
+	 [ -f "$TMP/od/out" ] && [ ! -L "$TMP/od/out" ] && [ -f "$TMP/od/err" ] &&
+	 grep -q "^mode=none " "$TMP/od/out"'
+ln -s "$TMP/victim-dir" "$TMP/od-link"
+run "$FX/patched" "$FX/root-pg-big" --output-dir "$TMP/od-link" decide
+check "--output-dir that is a symlink: refused, named, nothing written through it" \
+	'[ $RC -eq 0 ] && [ -z "$(ls "$TMP/victim-dir")" ] &&
+	 grep -q "^mode=none " "$TMP/out" &&
+	 grep -q "^preempt-policy: --output-dir $TMP/od-link: Not a directory; output stays here" "$TMP/err"'
+
 run "$FX/patched" "$FX/root-empty" --version
 check "--version" '[ $RC -eq 0 ] && grep -q "^preempt-policy " "$TMP/out"'
 
