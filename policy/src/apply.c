@@ -5,6 +5,7 @@
  * it did and why, so a changed mode is never a mystery in dmesg.
  */
 #include "apply.h"
+#include "escape.h"
 #include "exit_codes.h"
 #include "paths.h"
 #include "util.h"
@@ -94,13 +95,15 @@ static void say(const struct apply_ctx *a, int level, const char *fmt, ...)
 /* To the kernel log and to the console; dry-run only prints. */
 static void say(const struct apply_ctx *a, int level, const char *fmt, ...)
 {
-	char msg[LOG_MSG_MAX];
+	char raw[LOG_MSG_MAX], msg[LOG_MSG_MAX];
 	va_list ap;
 	int err;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* Reasons quote names from files others own: no control characters. */
+	text_escape(msg, sizeof(msg), raw);
 	if (a->env->dry_run) {
 		fprintf(a->out, "dry-run: would log: " KMSG_PREFIX "%s\n", msg);
 		return;

@@ -247,6 +247,22 @@ run "$FX/patched" "$TMP/r" --timeout 5 decide
 check "a FIFO in preempt-policy.d: refused at once, named, exit 2" \
 	'[ $RC -eq 2 ] && grep -q "10-fifo.conf: cannot read: not a regular file" "$TMP/out" "$TMP/err"'
 
+# Names from directories postgres owns reach terminals and the kernel
+# log escaped; JSON keeps UTF-8 (issue 15, class 8).
+rm -rf "$TMP/r"
+esc=$(printf '\033')
+utf=$(printf 'd\303\251j\303\240')
+mkdir -p "$TMP/r/etc/postgresql/15/x${esc}[2J" "$TMP/r/etc/postgresql/15/$utf"
+printf 'shared_buffers = 8GB\n' >"$TMP/r/etc/postgresql/15/x${esc}[2J/postgresql.conf"
+printf 'shared_buffers = 1GB\n' >"$TMP/r/etc/postgresql/15/$utf/postgresql.conf"
+run "$FX/patched" "$TMP/r" explain
+check "explain: an ESC in a cluster name is printed as \\x1b" \
+	'[ $RC -eq 0 ] && ! grep -q "$esc" "$TMP/out" && grep -q "15/x\\\\x1b\[2J: conf=" "$TMP/out"'
+run "$FX/patched" "$TMP/r" --json explain
+check "explain --json: UTF-8 names stay UTF-8, ESC is \\u001b" \
+	'[ $RC -eq 0 ] && grep -q "\"15/$utf\"" "$TMP/out" &&
+	 grep -q "15/x\\\\u001b\[2J" "$TMP/out" && ! grep -q "$esc" "$TMP/out"'
+
 # --- cmdline ---------------------------------------------------------
 run "$FX/patched" "$FX/root-pg-big" cmdline
 check "cmdline: plain preempt=none" '[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = preempt=none ]'
