@@ -17,7 +17,8 @@
 #define MAX_INCLUDE_DIR_FILES	64		/* entries taken from one include_dir */
 #define MAX_RULES		64
 #define MAX_CONDITIONS		8		/* per rule */
-#define MAX_POLICY_FILES	32		/* main file + preempt-policy.d */
+#define MAX_POLICY_DROPINS	32		/* *.conf in preempt-policy.d */
+#define MAX_POLICY_FILES	(MAX_POLICY_DROPINS + 1)	/* + the main file */
 #define MAX_CLUSTERS		32
 #define MAX_PG_PATHS		16		/* postgres-conf/pgdata entries */
 #define MAX_HUGEPAGE_POOLS	8

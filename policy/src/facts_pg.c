@@ -19,8 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Directory entries looked at per level, so a huge /etc/postgresql is cheap. */
-#define MAX_SCAN_ENTRIES 256
 
 const char *pg_backing_name(enum pg_backing b)
 {
@@ -112,30 +110,45 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted subdirectory names of @dir in @root (at most @max); caller frees. */
+/*
+ * Sorted subdirectory names of @dir in @root into *@names (heap, caller
+ * frees each and the array).  Every entry is looked at: the cap on
+ * clusters is applied, and reported, by read_cluster().
+ */
 static unsigned int list_subdirs(const char *root, const char *dir,
-				 char **names, unsigned int max)
+				 char ***names)
 {
 	char path[PATH_LEN];
-	unsigned int n = 0, scanned = 0;
+	unsigned int n = 0, cap = 0;
 	struct dirent *de;
 	struct stat st;
 	DIR *d = root_opendir(root, dir);
 
+	*names = NULL;
 	if (!d)
 		return 0;
-	while ((de = readdir(d)) && scanned++ < MAX_SCAN_ENTRIES && n < max) {
+	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		if (path_join(path, sizeof(path), dir, de->d_name) ||
 		    root_stat(root, path, &st) || !S_ISDIR(st.st_mode))
 			continue;
-		names[n] = strdup(de->d_name);
-		if (names[n])
+		if (n == cap) {
+			char **more = realloc(*names, (cap ? 2 * cap : 16) *
+					      sizeof(**names));
+
+			if (!more)
+				break;
+			*names = more;
+			cap = cap ? 2 * cap : 16;
+		}
+		(*names)[n] = strdup(de->d_name);
+		if ((*names)[n])
 			n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(names[0]), name_cmp);
+	if (n)
+		qsort(*names, n, sizeof(**names), name_cmp);
 	return n;
 }
 
@@ -144,16 +157,22 @@ static unsigned int list_subdirs(const char *root, const char *dir,
  * pg_upgradecluster leaves the old cluster at) and "disabled" do not, so
  * they are not part of the running set.  A missing file means auto.
  */
-static bool starts_at_boot(const char *root, const char *start_conf)
+static bool starts_at_boot(struct facts *f, const char *root,
+			   const char *start_conf)
 {
 	struct line_reader lr;
 	const char *line;
 	size_t len;
 	char *buf;
 	bool automatic = true;
+	int err = root_read_file(root, start_conf, MAX_KERNEL_FILE, &buf, &len);
 
-	if (root_read_file(root, start_conf, MAX_KERNEL_FILE, &buf, &len))
+	if (err) {
+		if (err != -ENOENT)
+			diag_add(&f->diags, "%s: cannot read: %s", start_conf,
+				 read_error_name(err));
 		return true;
+	}
 	line_reader_init(&lr, buf, len);
 	while (line_reader_next(&lr, &line, &len)) {
 		trim_span(&line, &len);
@@ -172,19 +191,18 @@ static void find_debian_clusters(struct facts *f, const struct env *env)
 {
 	char vdir[PATH_LEN], conf[PATH_LEN];
 	char name[NAME_LEN * 2], data[PATH_LEN], start[PATH_LEN * 2];
-	char *versions[MAX_CLUSTERS], *clusters[MAX_CLUSTERS];
+	char **versions, **clusters;
 	unsigned int nv, i, j;
 	struct stat st;
 
-	nv = list_subdirs(env->root, "/" ETC_POSTGRESQL_DIR, versions,
-			  MAX_CLUSTERS);
+	nv = list_subdirs(env->root, "/" ETC_POSTGRESQL_DIR, &versions);
 	for (i = 0; i < nv; i++) {
 		unsigned int nc = 0;
 
+		clusters = NULL;
 		if (!path_join(vdir, sizeof(vdir), "/" ETC_POSTGRESQL_DIR,
 			       versions[i]))
-			nc = list_subdirs(env->root, vdir, clusters,
-					  MAX_CLUSTERS);
+			nc = list_subdirs(env->root, vdir, &clusters);
 		for (j = 0; j < nc; j++) {
 			snprintf(conf, sizeof(conf),
 				 "/%s/%s/%s/postgresql.conf",
@@ -197,14 +215,16 @@ static void find_debian_clusters(struct facts *f, const struct env *env)
 				 ETC_POSTGRESQL_DIR, versions[i], clusters[j]);
 			/* pg_createcluster leftovers without a conf are no cluster. */
 			if (!root_stat(env->root, conf, &st) &&
-			    starts_at_boot(env->root, start))
+			    starts_at_boot(f, env->root, start))
 				read_cluster(f, env, name, conf, data,
 					     (unsigned int)strtoul(versions[i],
 								   NULL, 10));
 			free(clusters[j]);
 		}
+		free(clusters);
 		free(versions[i]);
 	}
+	free(versions);
 }
 
 /* Directory part of @path into @out. */

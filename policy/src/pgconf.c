@@ -268,7 +268,7 @@ static void read_include_dir(const struct pg_reader *r, struct pg_settings *s,
 {
 	char *names[MAX_INCLUDE_DIR_FILES];
 	char file[PATH_LEN];
-	unsigned int n = 0, i, scanned = 0;
+	unsigned int n = 0, i;
 	struct dirent *de;
 	DIR *d = root_opendir(r->root, dir);
 
@@ -277,12 +277,14 @@ static void read_include_dir(const struct pg_reader *r, struct pg_settings *s,
 			 "could not open configuration directory \"%s\"", dir);
 		return;
 	}
-	while ((de = readdir(d)) && scanned++ < 4 * MAX_INCLUDE_DIR_FILES) {
+	/* Every entry is looked at: a cap is reported, never silent. */
+	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !has_conf_suffix(de->d_name))
 			continue;
 		if (n == MAX_INCLUDE_DIR_FILES) {
 			pg_error(r, s, from, line,
-				 "too many files in \"%s\", rest ignored", dir);
+				 "more than %d *.conf files in \"%s\", the rest ignored",
+				 MAX_INCLUDE_DIR_FILES, dir);
 			break;
 		}
 		names[n] = strdup(de->d_name);

@@ -441,22 +441,24 @@ static int name_cmp(const void *a, const void *b)
 static void load_dir(struct policy *p, const char *root, const char *dir,
 		     struct diag_list *d)
 {
-	char *names[MAX_POLICY_FILES];
+	char *names[MAX_POLICY_DROPINS];
 	char path[PATH_LEN];
-	unsigned int n = 0, i, scanned = 0;
+	unsigned int n = 0, i;
 	struct dirent *de;
 	DIR *dh = root_opendir(root, dir);
 
 	if (!dh)
 		return;
-	while ((de = readdir(dh)) && scanned++ < 8 * MAX_POLICY_FILES) {
+	/* Every entry is looked at: a cap is reported, never silent. */
+	while ((de = readdir(dh))) {
 		size_t len = strlen(de->d_name);
 
 		if (de->d_name[0] == '.' || len <= 5 ||
 		    strcmp(de->d_name + len - 5, ".conf") != 0)
 			continue;
-		if (n == MAX_POLICY_FILES - 1) {
-			diag_add(d, "%s: too many files, rest ignored", dir);
+		if (n == MAX_POLICY_DROPINS) {
+			diag_add(d, "%s: more than %d *.conf files, the rest ignored",
+				 dir, MAX_POLICY_DROPINS);
 			p->errors++;
 			break;
 		}

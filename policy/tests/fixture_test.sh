@@ -263,6 +263,43 @@ check "explain --json: UTF-8 names stay UTF-8, ESC is \\u001b" \
 	'[ $RC -eq 0 ] && grep -q "\"15/$utf\"" "$TMP/out" &&
 	 grep -q "15/x\\\\u001b\[2J" "$TMP/out" && ! grep -q "$esc" "$TMP/out"'
 
+# No silent caps (issue 15, class 9): a directory is read to its end, and
+# a cap is a diagnostic with exit 2, the same everywhere.
+rm -rf "$TMP/r"
+mkdir -p "$TMP/r/etc/preempt-policy.d"
+i=0
+while [ $i -lt 300 ]; do
+	: >"$TMP/r/etc/preempt-policy.d/junk-$i.txt"
+	i=$((i + 1))
+done
+printf 'rule site-full: always -> full\n' >"$TMP/r/etc/preempt-policy.d/50-site.conf"
+run "$FX/patched" "$TMP/r" decide
+check "a site rule among 300 other entries of preempt-policy.d is read" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=full .*rule site-full"'
+rm -f "$TMP/r/etc/preempt-policy.d/"*
+i=0
+while [ $i -lt 32 ]; do
+	printf 'rule r%s: always -> full\n' $i >"$TMP/r/etc/preempt-policy.d/$((i + 10)).conf"
+	i=$((i + 1))
+done
+run "$FX/patched" "$TMP/r" decide
+check "32 drop-ins are all read (the documented cap)" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=full .*rule r0 "'
+printf 'rule r32: always -> full\n' >"$TMP/r/etc/preempt-policy.d/99.conf"
+run "$FX/patched" "$TMP/r" decide
+check "33 drop-ins: exit 2, the cap named" \
+	'[ $RC -eq 2 ] && grep -q "more than 32 \*.conf files" "$TMP/err"'
+rm -rf "$TMP/r"
+i=0
+while [ $i -lt 40 ]; do
+	mkdir -p "$TMP/r/etc/postgresql/15/c$i"
+	printf 'shared_buffers = 16MB\n' >"$TMP/r/etc/postgresql/15/c$i/postgresql.conf"
+	i=$((i + 1))
+done
+run "$FX/patched" "$TMP/r" decide
+check "40 clusters in one version: exit 2, 8 named as ignored" \
+	'[ $RC -eq 2 ] && grep -q "more than 32 PostgreSQL clusters, 8 ignored" "$TMP/err"'
+
 # --- cmdline ---------------------------------------------------------
 run "$FX/patched" "$FX/root-pg-big" cmdline
 check "cmdline: plain preempt=none" '[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = preempt=none ]'
