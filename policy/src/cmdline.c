@@ -16,7 +16,12 @@ static void boot_args_init(struct boot_args *b)
 	b->sysctl_nr_hugepages = -1;
 }
 
-/* Value of a word "key=value", with one pair of surrounding quotes removed. */
+/*
+ * Value of a word "key=value", quotes removed as the kernel's next_arg()
+ * does: a word that starts with '"' ('"preempt=full"') loses that quote
+ * and a closing one at its end; a value that starts with '"'
+ * ('preempt="full"') loses it and the closing one.
+ */
 static bool match_key(const char *w, size_t wlen, const char *key,
 		      const char **val, size_t *vlen)
 {
@@ -24,6 +29,10 @@ static bool match_key(const char *w, size_t wlen, const char *key,
 	const char *v;
 	size_t n;
 
+	if (wlen >= 2 && w[0] == '"' && w[wlen - 1] == '"') {
+		w++;
+		wlen -= 2;
+	}
 	if (wlen <= klen || memcmp(w, key, klen) != 0 || w[klen] != '=')
 		return false;
 	v = w + klen + 1;

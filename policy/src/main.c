@@ -10,6 +10,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,7 @@ static void arm_timeout_first(int argc, char **argv)
 /* Returns -1 to continue, else an exit code. */
 static int parse_cli(int argc, char **argv, struct cli *cli)
 {
+	struct stat st;
 	int c, err;
 
 	memset(cli, 0, sizeof(*cli));
@@ -227,6 +229,17 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		fprintf(stderr, "preempt-policy: --mkimage builds a U-Boot script\n");
 		return EXIT_USAGE;
 	}
+	/* A typo in --root must not look like an empty machine. */
+	if (stat(cli->env.root, &st)) {
+		fprintf(stderr, "preempt-policy: --root %s: %s\n", cli->env.root,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "preempt-policy: --root %s: not a directory\n",
+			cli->env.root);
+		return EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -238,9 +251,12 @@ static int run_command(const struct cli *cli, struct run *run)
 	const char *cmd = cli->command;
 
 	if (strcmp(cmd, "apply") == 0) {
-		/* apply talks to the kernel log; --json is for decide/explain. */
+		/*
+		 * apply talks to the kernel log; with --json its human lines
+		 * go to stderr so that stdout carries only the JSON object.
+		 */
 		code = apply_decision(run, env, &live_kernel_ops,
-				      (void *)env, stdout);
+				      (void *)env, env->json ? stderr : stdout);
 		if (env->json)
 			report_json(stdout, run, code, 0);
 		return code;

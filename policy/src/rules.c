@@ -116,6 +116,17 @@ static bool word_allowed(enum fact_key key, const char *w)
 		NULL };
 	static const char *const workload_words[] = {
 		"postgresql", "none", NULL };
+	/*
+	 * uname -m names Linux uses (and the aliases fact_word_canonical()
+	 * maps): a typo such as "arm46" would be a rule that never matches.
+	 */
+	static const char *const arch_words[] = {
+		"aarch64", "aarch64_be", "arm64", "x86_64", "amd64", "x86-64",
+		"i386", "i486", "i586", "i686", "armv5tel", "armv6l", "armv7l",
+		"armv8l", "riscv32", "riscv64", "s390", "s390x", "ppc", "ppc64",
+		"ppc64le", "loongarch64", "mips", "mipsel", "mips64",
+		"mips64el", "sparc64", "alpha", "parisc", "parisc64", "m68k",
+		"sh4", "arc", "csky", "microblaze", "xtensa", NULL };
 	const char *const *list;
 
 	switch (key) {
@@ -133,6 +144,9 @@ static bool word_allowed(enum fact_key key, const char *w)
 		break;
 	case FACT_WORKLOAD:
 		list = workload_words;
+		break;
+	case FACT_ARCH:
+		list = arch_words;
 		break;
 	default:
 		return true;

@@ -300,6 +300,28 @@ run "$FX/patched" "$TMP/r" decide
 check "40 clusters in one version: exit 2, 8 named as ignored" \
 	'[ $RC -eq 2 ] && grep -q "more than 32 PostgreSQL clusters, 8 ignored" "$TMP/err"'
 
+# Output contracts (issue 15, class 11).
+if command -v python3 >/dev/null 2>&1; then
+	run "$FX/patched" "$FX/root-pg-big" --json --dry-run apply
+	check "--json apply: stdout is one JSON object, the log lines on stderr" \
+		'[ $RC -eq 0 ] && python3 -c "import json,sys; json.load(sys.stdin)" <"$TMP/out" &&
+		 grep -q "would write none" "$TMP/err"'
+fi
+run "$FX/patched" "$FX/root-pg-big" --dry-run cmdline --mkimage -boot.scr
+check "--mkimage -boot.scr is a file name, not an option of mkimage" \
+	'[ $RC -eq 0 ] && grep -q "mkimage .* -d SCRIPT \./-boot\.scr$" "$TMP/out"'
+run "$FX/patched" "$TMP/no-such-root" decide
+check "--root that does not exist: exit 1, named" \
+	'[ $RC -eq 1 ] && grep -q "^preempt-policy: --root $TMP/no-such-root: No such file or directory" "$TMP/err"'
+printf 'rule typo: arch == arm46 -> none\n' >"$TMP/arch.conf"
+run "$FX/patched" "$FX/root-pg-big" --config "$TMP/arch.conf" decide
+check "an unknown architecture in a rule: exit 2, FILE:LINE named" \
+	'[ $RC -eq 2 ] && grep -q "arch.conf:1:.*value this fact never takes" "$TMP/err"'
+kernel_copy patched 'ro "preempt=full" quiet'
+run "$TMP/k" "$FX/root-pg-big" decide
+check "\"preempt=full\" quoted whole, as next_arg() allows: the admin choice" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=full .*preempt=full on the kernel command line"'
+
 # --- cmdline ---------------------------------------------------------
 run "$FX/patched" "$FX/root-pg-big" cmdline
 check "cmdline: plain preempt=none" '[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = preempt=none ]'
