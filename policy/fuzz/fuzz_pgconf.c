@@ -29,6 +29,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (strlen(s.data_directory) >= sizeof(s.data_directory))
 		abort();
-	(void)pg_estimate_shm(s.shared_buffers);
+	(void)pg_estimate_shm(&s.shm, 15);
 	return 0;
 }

@@ -5,6 +5,7 @@
  * it did and why, so a changed mode is never a mystery in dmesg.
  */
 #include "apply.h"
+#include "escape.h"
 #include "exit_codes.h"
 #include "paths.h"
 #include "util.h"
@@ -94,13 +95,15 @@ static void say(const struct apply_ctx *a, int level, const char *fmt, ...)
 /* To the kernel log and to the console; dry-run only prints. */
 static void say(const struct apply_ctx *a, int level, const char *fmt, ...)
 {
-	char msg[LOG_MSG_MAX];
+	char raw[LOG_MSG_MAX], msg[LOG_MSG_MAX];
 	va_list ap;
 	int err;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* Reasons quote names from files others own: no control characters. */
+	text_escape(msg, sizeof(msg), raw);
 	if (a->env->dry_run) {
 		fprintf(a->out, "dry-run: would log: " KMSG_PREFIX "%s\n", msg);
 		return;
@@ -176,10 +179,19 @@ int apply_decision(const struct run *run, const struct env *env,
 		say(&a, 5, "%s; nothing done", d->reason);
 		return EXIT_DISABLED;
 	}
-	if (d->mode == MODE_KEEP) {
+	if (d->mode == MODE_KEEP &&
+	    (d->keep_mode == MODE_UNKNOWN || d->keep_mode == f->modes.current ||
+	     !mode_available(&f->modes, d->keep_mode))) {
 		say(&a, d->bad_input ? 4 : 5, "keeping %s: %s",
 		    mode_name(f->modes.current), d->reason);
 		return done(run);
+	}
+	if (d->mode == MODE_KEEP) {
+		/* An earlier run changed the mode and its reason is gone. */
+		struct run back = *run;
+
+		back.decision.mode = d->keep_mode;
+		return apply_switch(&a, &back);
 	}
 	if (d->source == SRC_ADMIN)
 		return apply_admin_choice(&a, run);

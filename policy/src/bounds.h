@@ -9,6 +9,7 @@
 #define MAX_KERNEL_FILE		4096		/* one sysfs/proc file */
 #define MAX_CMDLINE_FILE	8192		/* COMMAND_LINE_SIZE is <= 4096 */
 #define MAX_MEMINFO_FILE	16384
+#define MAX_BOOT_CONFIG_FILE	((size_t)1024 * 1024)	/* /boot/config-R: ~300 kB */
 #define MAX_CONFIG_FILE		((size_t)64 * 1024)	/* one policy or postgresql file */
 #define MAX_LINE		1024		/* one line of a config file */
 #define MAX_INCLUDE_DEPTH	10		/* same bound PostgreSQL uses */
@@ -16,10 +17,12 @@
 #define MAX_INCLUDE_DIR_FILES	64		/* entries taken from one include_dir */
 #define MAX_RULES		64
 #define MAX_CONDITIONS		8		/* per rule */
-#define MAX_POLICY_FILES	32		/* main file + preempt-policy.d */
+#define MAX_POLICY_DROPINS	32		/* *.conf in preempt-policy.d */
+#define MAX_POLICY_FILES	(MAX_POLICY_DROPINS + 1)	/* + the main file */
 #define MAX_CLUSTERS		32
 #define MAX_PG_PATHS		16		/* postgres-conf/pgdata entries */
 #define MAX_HUGEPAGE_POOLS	8
+#define MAX_SYSCTL_FILES	256		/* sysctl.d files, all directories */
 #define MAX_DIAGS		32		/* diagnostics kept; more are counted */
 #define DIAG_LEN		512
 #define NAME_LEN		48		/* rule names, mode words */

@@ -2,8 +2,10 @@
 /* Kernel command line parsing: preempt= and preempt.policy=. */
 #include "cmdline.h"
 #include "modes.h"
+#include "size.h"
 #include "util.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void boot_args_init(struct boot_args *b)
@@ -11,9 +13,15 @@ static void boot_args_init(struct boot_args *b)
 	memset(b, 0, sizeof(*b));
 	b->admin_mode = MODE_UNKNOWN;
 	b->forced_mode = MODE_UNKNOWN;
+	b->sysctl_nr_hugepages = -1;
 }
 
-/* Value of a word "key=value", with one pair of surrounding quotes removed. */
+/*
+ * Value of a word "key=value", quotes removed as the kernel's next_arg()
+ * does: a word that starts with '"' ('"preempt=full"') loses that quote
+ * and a closing one at its end; a value that starts with '"'
+ * ('preempt="full"') loses it and the closing one.
+ */
 static bool match_key(const char *w, size_t wlen, const char *key,
 		      const char **val, size_t *vlen)
 {
@@ -21,6 +29,10 @@ static bool match_key(const char *w, size_t wlen, const char *key,
 	const char *v;
 	size_t n;
 
+	if (wlen >= 2 && w[0] == '"' && w[wlen - 1] == '"') {
+		w++;
+		wlen -= 2;
+	}
 	if (wlen <= klen || memcmp(w, key, klen) != 0 || w[klen] != '=')
 		return false;
 	v = w + klen + 1;
@@ -32,6 +44,66 @@ static bool match_key(const char *w, size_t wlen, const char *key,
 	*val = v;
 	*vlen = n;
 	return true;
+}
+
+/* A hugetlb page count as the kernel takes it (decimal). */
+static int parse_page_count(const char *v, size_t n, long long *out)
+{
+	unsigned long long count;
+
+	if (parse_u64_span(v, n, &count) || count > (1ULL << 40))
+		return -1;
+	*out = (long long)count;
+	return 0;
+}
+
+/*
+ * The hugetlb words (errors counted in *@errors); other words are left
+ * alone.  @size_now is the page size of the last hugepagesz=, which the
+ * next hugepages= counts in.
+ */
+static void parse_hugepage_word(const char *w, size_t wlen, const char *source,
+			       struct boot_args *b, uint64_t *size_now,
+			       struct diag_list *d, int *errors)
+{
+	const char *val;
+	size_t vlen;
+	uint64_t bytes;
+	long long count;
+
+	if (match_key(w, wlen, "hugepagesz", &val, &vlen) ||
+	    match_key(w, wlen, "default_hugepagesz", &val, &vlen)) {
+		if (parse_size(val, vlen, SIZE_POLICY, 1, &bytes) ||
+		    bytes == 0) {
+			diag_add(d, "%s: %.*s: not a page size", source,
+				 (int)(wlen > 64 ? 64 : wlen), w);
+			(*errors)++;
+		} else if (w[0] == 'h') {
+			*size_now = bytes;
+		} else {
+			b->default_hugepagesz = bytes;
+		}
+		return;
+	}
+	if (match_key(w, wlen, "hugepages", &val, &vlen) ||
+	    match_key(w, wlen, "sysctl.vm.nr_hugepages", &val, &vlen) ||
+	    match_key(w, wlen, "sysctl.vm/nr_hugepages", &val, &vlen)) {
+		if (parse_page_count(val, vlen, &count)) {
+			diag_add(d, "%s: %.*s: not a page count", source,
+				 (int)(wlen > 64 ? 64 : wlen), w);
+			(*errors)++;
+		} else if (w[0] == 's') {
+			b->sysctl_nr_hugepages = count;
+		} else if (b->nhugepages < MAX_HUGEPAGE_POOLS) {
+			b->hugepages[b->nhugepages].page_size = *size_now;
+			b->hugepages[b->nhugepages++].count = count;
+		} else {
+			diag_add(d, "%s: more than %d hugepages= words",
+				 source, MAX_HUGEPAGE_POOLS);
+			(*errors)++;
+		}
+		return;
+	}
 }
 
 static int parse_policy_value(const char *v, size_t n, const char *source,
@@ -77,6 +149,7 @@ int parse_boot_args(const char *text, size_t len, const char *source,
 {
 	size_t i = 0;
 	int errors = 0;
+	uint64_t size_now = 0;
 
 	boot_args_init(b);
 	while (i < len) {
@@ -109,6 +182,9 @@ int parse_boot_args(const char *text, size_t len, const char *source,
 		} else if (match_key(text + start, i - start, "preempt.policy",
 				     &val, &vlen)) {
 			errors += parse_policy_value(val, vlen, source, b, d);
+		} else {
+			parse_hugepage_word(text + start, i - start, source, b,
+					    &size_now, d, &errors);
 		}
 	}
 	if (b->admin_set && b->admin_mode == MODE_UNKNOWN) {

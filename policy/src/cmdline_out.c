@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -109,6 +111,17 @@ static int run_mkimage(const struct run *run, const struct env *env,
 {
 	char tmp[] = "/tmp/preempt-policy-bootcmd.XXXXXX";
 	const char *arch = uboot_arch_name(run->facts->arch);
+	char safe[PATH_MAX];
+
+	/* "-x" is a file name here, not an option of mkimage's. */
+	if (out_path[0] == '-') {
+		if (snprintf(safe, sizeof(safe), "./%s", out_path) >=
+		    (int)sizeof(safe)) {
+			fprintf(stderr, "preempt-policy: --mkimage path too long\n");
+			return EXIT_USAGE;
+		}
+		out_path = safe;
+	}
 	int fd, status = 0;
 	FILE *script;
 	pid_t pid;

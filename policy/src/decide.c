@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The decision: command line overrides, then first matching rule. */
 #include "decide.h"
+#include "size.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -89,8 +90,52 @@ static void rule_reason(const struct rule *r, const struct facts *f,
 	}
 }
 
+/*
+ * "; hugetlb pool predicted from FILE:LINE (2MiB: 4300 pages, live 0)":
+ * a decision made on a pool that is not there yet says where it comes from.
+ */
+static void add_pool_provenance(const struct facts *f, struct decision *d)
+{
+	char size[32];
+	unsigned int i;
+
+	for (i = 0; i < f->npools; i++) {
+		const struct hugetlb_pool *p = &f->pools[i];
+		size_t used = strlen(d->reason);
+
+		if (!p->origin[0] || p->nr == p->live)
+			continue;
+		format_size(p->page_size, size, sizeof(size));
+		snprintf(d->reason + used, sizeof(d->reason) - used,
+			 "; hugetlb pool predicted from %s (%s: %lld pages, live %lld)",
+			 p->origin, size, p->nr, p->live < 0 ? 0 : p->live);
+	}
+}
+
+static void decide_on_facts(const struct facts *f, const struct policy *p,
+			    bool bad_input, struct decision *d);
+
 void decide(const struct facts *f, const struct policy *p, bool bad_input,
 	    struct decision *d)
+{
+	decide_on_facts(f, p, bad_input, d);
+	d->keep_mode = MODE_UNKNOWN;
+	/* Not for preempt.policy=off: that run does nothing at all. */
+	if (d->mode == MODE_KEEP && d->source != SRC_DISABLED &&
+	    f->build_mode != MODE_UNKNOWN) {
+		size_t used = strlen(d->reason);
+
+		d->keep_mode = f->build_mode;
+		snprintf(d->reason + used, sizeof(d->reason) - used,
+			 "; keep is the kernel's build default %s (%.200s)",
+			 mode_name(f->build_mode), f->build_mode_origin);
+	}
+	if (d->source == SRC_RULE || d->source == SRC_DEFAULT)
+		add_pool_provenance(f, d);
+}
+
+static void decide_on_facts(const struct facts *f, const struct policy *p,
+			    bool bad_input, struct decision *d)
 {
 	const struct boot_args *b = &f->boot;
 	unsigned int i;

@@ -22,6 +22,12 @@ struct decision {
 	enum decision_source source;
 	int rule;			/* index into policy->rules, or -1 */
 	bool bad_input;			/* diagnostics were raised */
+	/*
+	 * What keep means here: the kernel's build default when it is known
+	 * (so a change made earlier in this boot can be undone), else
+	 * MODE_UNKNOWN: leave the current mode.
+	 */
+	int keep_mode;
 	char reason[512];
 };
 

@@ -20,10 +20,15 @@ enum kernel_support {
 
 enum mode_source { MODE_SRC_NONE, MODE_SRC_SYSFS, MODE_SRC_DEBUGFS };
 
+#define POOL_ORIGIN_LEN 160
+
 struct hugetlb_pool {
 	uint64_t page_size;	/* bytes */
-	long long nr;		/* nr_hugepages: the reserved pool */
+	long long nr;		/* the pool the root will have (predicted) */
+	long long live;		/* nr_hugepages now, -1 if the kernel has no such pool */
 	long long free;		/* free_hugepages, -1 if unreadable */
+	/* where nr comes from: "" (live), "kernel command line hugepages=N", "FILE:LINE" */
+	char origin[POOL_ORIGIN_LEN];
 };
 
 enum huge_pages_setting { PG_HUGE_OFF, PG_HUGE_ON, PG_HUGE_TRY };
@@ -42,6 +47,8 @@ struct pg_cluster {
 	uint64_t shared_buffers;	/* bytes */
 	enum huge_pages_setting huge_pages;
 	uint64_t huge_page_size;	/* 0 = the kernel's default */
+	unsigned int version;		/* major version, 0 if unknown */
+	bool shm_sysv;			/* shared_memory_type = sysv */
 	uint64_t shm_estimate;		/* bytes, see pg_estimate_shm() */
 	uint64_t hugepages_needed;	/* of huge_page_size (or default) */
 	enum pg_backing backing;
@@ -57,6 +64,8 @@ struct facts {
 	char arch[65];
 	struct boot_args boot;
 	bool cmdline_read;
+	int build_mode;			/* Kconfig's model, MODE_UNKNOWN if unknown */
+	char build_mode_origin[PATH_LEN + 16];	/* "/boot/config-R:LINE" */
 	/* machine */
 	long cpus;			/* 0 if unknown */
 	uint64_t mem_total;		/* bytes, 0 if unknown */
@@ -86,7 +95,16 @@ void facts_gather(struct facts *f, const struct env *env,
 		  const struct policy *pol);
 
 void facts_gather_kernel(struct facts *f, const struct env *env);
+/* The running kernel's build-time mode from the root's /boot/config-R. */
+void facts_gather_build_default(struct facts *f, const struct env *env);
 void facts_gather_memory(struct facts *f, const struct env *env);
+/*
+ * The hugetlb pools the root will run with: the live pools, changed by
+ * the command line's hugepages=/sysctl.vm.nr_hugepages= and then by the
+ * root's sysctl configuration, which systemd-sysctl applies before any
+ * service starts (see hugetlb_predict.c).  Needs kernel and memory facts.
+ */
+void facts_predict_hugetlb(struct facts *f, const struct env *env);
 void facts_gather_postgres(struct facts *f, const struct env *env,
 			   const struct policy *pol);
 /* Huge page assignment and totals; needs memory and postgres facts. */

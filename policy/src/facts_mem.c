@@ -182,6 +182,8 @@ static void gather_hugetlb(struct facts *f, const struct env *env)
 		p->free = read_pool_count(pool_dir, "free_hugepages");
 		if (p->nr < 0)
 			p->nr = 0;
+		p->live = p->nr;
+		p->origin[0] = '\0';
 		f->npools++;
 	}
 	closedir(d);

@@ -6,7 +6,9 @@
  */
 #include "facts.h"
 #include "paths.h"
+#include "pg_shmem.h"
 #include "pgconf.h"
+#include "root_fs.h"
 #include "rules.h"
 #include "util.h"
 
@@ -17,8 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Directory entries looked at per level, so a huge /etc/postgresql is cheap. */
-#define MAX_SCAN_ENTRIES 256
 
 const char *pg_backing_name(enum pg_backing b)
 {
@@ -63,7 +63,7 @@ static bool already_listed(const struct facts *f, const char *conf_path)
  */
 static void read_cluster(struct facts *f, const struct env *env,
 			 const char *name, const char *conf_path,
-			 const char *default_data)
+			 const char *default_data, unsigned int version)
 {
 	struct pg_reader reader = { .root = env->root, .diags = &f->diags };
 	struct pg_cluster *c;
@@ -98,7 +98,9 @@ static void read_cluster(struct facts *f, const struct env *env,
 	c->shared_buffers = s.shared_buffers;
 	c->huge_pages = s.huge_pages;
 	c->huge_page_size = s.huge_page_size;
-	c->shm_estimate = pg_estimate_shm(s.shared_buffers);
+	c->shm_sysv = s.shm_sysv;
+	c->version = version;
+	c->shm_estimate = pg_estimate_shm(&s.shm, version);
 	c->bad = s.errors > 0;
 	f->nclusters++;
 }
@@ -108,50 +110,99 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted subdirectory names of @dir (at most @max); caller frees them. */
-static unsigned int list_subdirs(const char *dir, char **names,
-				 unsigned int max)
+/*
+ * Sorted subdirectory names of @dir in @root into *@names (heap, caller
+ * frees each and the array).  Every entry is looked at: the cap on
+ * clusters is applied, and reported, by read_cluster().
+ */
+static unsigned int list_subdirs(const char *root, const char *dir,
+				 char ***names)
 {
 	char path[PATH_LEN];
-	unsigned int n = 0, scanned = 0;
+	unsigned int n = 0, cap = 0;
 	struct dirent *de;
 	struct stat st;
-	DIR *d = opendir(dir);
+	DIR *d = root_opendir(root, dir);
 
+	*names = NULL;
 	if (!d)
 		return 0;
-	while ((de = readdir(d)) && scanned++ < MAX_SCAN_ENTRIES && n < max) {
+	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		if (path_join(path, sizeof(path), dir, de->d_name) ||
-		    stat(path, &st) || !S_ISDIR(st.st_mode))
+		    root_stat(root, path, &st) || !S_ISDIR(st.st_mode))
 			continue;
-		names[n] = strdup(de->d_name);
-		if (names[n])
+		if (n == cap) {
+			char **more = realloc(*names, (cap ? 2 * cap : 16) *
+					      sizeof(**names));
+
+			if (!more)
+				break;
+			*names = more;
+			cap = cap ? 2 * cap : 16;
+		}
+		(*names)[n] = strdup(de->d_name);
+		if ((*names)[n])
 			n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(names[0]), name_cmp);
+	if (n)
+		qsort(*names, n, sizeof(**names), name_cmp);
 	return n;
+}
+
+/*
+ * Debian's start.conf: "auto" clusters start at boot; "manual" (what
+ * pg_upgradecluster leaves the old cluster at) and "disabled" do not, so
+ * they are not part of the running set.  A missing file means auto.
+ */
+static bool starts_at_boot(struct facts *f, const char *root,
+			   const char *start_conf)
+{
+	struct line_reader lr;
+	const char *line;
+	size_t len;
+	char *buf;
+	bool automatic = true;
+	int err = root_read_file(root, start_conf, MAX_KERNEL_FILE, &buf, &len);
+
+	if (err) {
+		if (err != -ENOENT)
+			diag_add(&f->diags, "%s: cannot read: %s", start_conf,
+				 read_error_name(err));
+		return true;
+	}
+	line_reader_init(&lr, buf, len);
+	while (line_reader_next(&lr, &line, &len)) {
+		trim_span(&line, &len);
+		if (len == 0 || line[0] == '#')
+			continue;
+		automatic = !span_equals_nocase(line, len, "manual") &&
+			    !span_equals_nocase(line, len, "disabled");
+		break;
+	}
+	free(buf);
+	return automatic;
 }
 
 /* /etc/postgresql/<version>/<cluster>/postgresql.conf */
 static void find_debian_clusters(struct facts *f, const struct env *env)
 {
-	char etc_pg[PATH_LEN], vdir[PATH_LEN], conf[PATH_LEN], host[PATH_LEN];
-	char name[NAME_LEN * 2], data[PATH_LEN];
-	char *versions[MAX_CLUSTERS], *clusters[MAX_CLUSTERS];
+	char vdir[PATH_LEN], conf[PATH_LEN];
+	char name[NAME_LEN * 2], data[PATH_LEN], start[PATH_LEN * 2];
+	char **versions, **clusters;
 	unsigned int nv, i, j;
 	struct stat st;
 
-	if (path_join(etc_pg, sizeof(etc_pg), env->root, ETC_POSTGRESQL_DIR))
-		return;
-	nv = list_subdirs(etc_pg, versions, MAX_CLUSTERS);
+	nv = list_subdirs(env->root, "/" ETC_POSTGRESQL_DIR, &versions);
 	for (i = 0; i < nv; i++) {
 		unsigned int nc = 0;
 
-		if (!path_join(vdir, sizeof(vdir), etc_pg, versions[i]))
-			nc = list_subdirs(vdir, clusters, MAX_CLUSTERS);
+		clusters = NULL;
+		if (!path_join(vdir, sizeof(vdir), "/" ETC_POSTGRESQL_DIR,
+			       versions[i]))
+			nc = list_subdirs(env->root, vdir, &clusters);
 		for (j = 0; j < nc; j++) {
 			snprintf(conf, sizeof(conf),
 				 "/%s/%s/%s/postgresql.conf",
@@ -160,14 +211,20 @@ static void find_debian_clusters(struct facts *f, const struct env *env)
 				 clusters[j]);
 			snprintf(data, sizeof(data), "/" DEBIAN_PG_DATA_FMT,
 				 versions[i], clusters[j]);
+			snprintf(start, sizeof(start), "/%s/%s/%s/start.conf",
+				 ETC_POSTGRESQL_DIR, versions[i], clusters[j]);
 			/* pg_createcluster leftovers without a conf are no cluster. */
-			if (!path_join(host, sizeof(host), env->root, conf) &&
-			    !stat(host, &st))
-				read_cluster(f, env, name, conf, data);
+			if (!root_stat(env->root, conf, &st) &&
+			    starts_at_boot(f, env->root, start))
+				read_cluster(f, env, name, conf, data,
+					     (unsigned int)strtoul(versions[i],
+								   NULL, 10));
 			free(clusters[j]);
 		}
+		free(clusters);
 		free(versions[i]);
 	}
+	free(versions);
 }
 
 /* Directory part of @path into @out. */
@@ -195,13 +252,15 @@ void facts_gather_postgres(struct facts *f, const struct env *env,
 	for (i = 0; i < pol->npg_confs; i++) {
 		/* Outside Debian the conf usually sits in the data directory. */
 		parent_dir(pol->pg_confs[i], data, sizeof(data));
-		read_cluster(f, env, pol->pg_confs[i], pol->pg_confs[i], data);
+		read_cluster(f, env, pol->pg_confs[i], pol->pg_confs[i], data,
+			     0);
 	}
 	for (i = 0; i < pol->npgdatas; i++) {
 		if (path_join(conf, sizeof(conf), pol->pgdatas[i],
 			      "postgresql.conf"))
 			continue;
-		read_cluster(f, env, pol->pgdatas[i], conf, pol->pgdatas[i]);
+		read_cluster(f, env, pol->pgdatas[i], conf, pol->pgdatas[i],
+			     0);
 	}
 	if (f->clusters_skipped)
 		diag_add(&f->diags, "more than %d PostgreSQL clusters, %u ignored",
@@ -263,6 +322,9 @@ void facts_derive(struct facts *f)
 			long long *left = p ? &remaining[p - f->pools] : NULL;
 			long long need = (long long)c->hugepages_needed;
 
+				/* PostgreSQL maps huge pages only with mmap. */
+			if (c->shm_sysv)
+				continue;
 			if (pass == 0 && c->huge_pages == PG_HUGE_ON) {
 				c->backing = PG_BACKING_HUGETLB;
 				if (left)

@@ -10,6 +10,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,15 +89,43 @@ static unsigned int parse_timeout(const char *arg)
 	return (unsigned int)secs;
 }
 
+/*
+ * The boot hooks wait for this process; SIGALRM's default action ends it
+ * wherever it is stuck, so they need no watchdog process of their own
+ * (each fork is a measurable share of a small boot).  Armed before any
+ * option acts, --output-dir's files included, wherever --timeout stands;
+ * a bad value is reported by the option loop.
+ */
+static bool timeout_armed;
+
+static void arm_timeout_first(int argc, char **argv)
+{
+	unsigned int seconds = 0;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+			seconds = parse_timeout(argv[++i]);
+		else if (strncmp(argv[i], "--timeout=", 10) == 0)
+			seconds = parse_timeout(argv[i] + 10);
+	}
+	if (seconds) {
+		alarm(seconds);
+		timeout_armed = true;
+	}
+}
+
 /* Returns -1 to continue, else an exit code. */
 static int parse_cli(int argc, char **argv, struct cli *cli)
 {
+	struct stat st;
 	int c, err;
 
 	memset(cli, 0, sizeof(*cli));
 	cli->env.root = "/";
 	cli->env.proc = "/proc";
 	cli->env.sys = "/sys";
+	arm_timeout_first(argc, argv);
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_ROOT:
@@ -147,9 +176,10 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_OUTPUT_DIR:
 			/*
 			 * At once, so that what the options after it say
-			 * lands in the files too; if the files cannot be
-			 * made, the run goes on (the boot still wants its
-			 * mode) and says so where its output goes anyway.
+			 * lands in the files too (the timeout is already
+			 * armed); if the files cannot be made, the run goes
+			 * on (the boot still wants its mode) and says so
+			 * where its output goes anyway.
 			 */
 			err = output_dir_redirect(optarg);
 			if (err)
@@ -199,6 +229,17 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		fprintf(stderr, "preempt-policy: --mkimage builds a U-Boot script\n");
 		return EXIT_USAGE;
 	}
+	/* A typo in --root must not look like an empty machine. */
+	if (stat(cli->env.root, &st)) {
+		fprintf(stderr, "preempt-policy: --root %s: %s\n", cli->env.root,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "preempt-policy: --root %s: not a directory\n",
+			cli->env.root);
+		return EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -210,9 +251,12 @@ static int run_command(const struct cli *cli, struct run *run)
 	const char *cmd = cli->command;
 
 	if (strcmp(cmd, "apply") == 0) {
-		/* apply talks to the kernel log; --json is for decide/explain. */
+		/*
+		 * apply talks to the kernel log; with --json its human lines
+		 * go to stderr so that stdout carries only the JSON object.
+		 */
 		code = apply_decision(run, env, &live_kernel_ops,
-				      (void *)env, stdout);
+				      (void *)env, env->json ? stderr : stdout);
 		if (env->json)
 			report_json(stdout, run, code, 0);
 		return code;
@@ -246,12 +290,8 @@ int main(int argc, char **argv)
 	code = parse_cli(argc, argv, &cli);
 	if (code >= 0)
 		return code;
-	/*
-	 * The boot hooks wait for this process; SIGALRM's default action
-	 * ends it wherever it is stuck, so they need no watchdog process
-	 * of their own (each fork is a measurable share of a small boot).
-	 */
-	if (cli.timeout)
+	/* An abbreviated --time=N that the first scan did not see. */
+	if (cli.timeout && !timeout_armed)
 		alarm(cli.timeout);
 	run.facts = calloc(1, sizeof(*run.facts));
 	run.policy = calloc(1, sizeof(*run.policy));

@@ -6,7 +6,8 @@
 /*
  * Create @dir (mode 0755; its parent must exist) unless it is there, and
  * point standard output at @dir/out and standard error at @dir/err, both
- * truncated.  The initramfs hooks use it so that they need not run
+ * made anew (O_EXCL|O_NOFOLLOW after unlinking what was there).  A @dir
+ * that is a symlink is refused (-ENOTDIR).  The initramfs hooks use it so that they need not run
  * mkdir(1) on every boot.  Returns 0, or a negative errno; when the
  * directory or a file cannot be made, both streams are left as they were.
  */

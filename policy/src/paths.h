@@ -18,6 +18,7 @@
 
 /* Under the proc root (default /proc). */
 #define PROC_CMDLINE		"cmdline"
+#define PROC_OSRELEASE		"sys/kernel/osrelease"
 #define PROC_MEMINFO		"meminfo"
 #define PROC_SHM_WARN_COUNT	"sys/vm/shmem_hugepage_warn_count"
 #define PROC_SHM_WARN_BYTES	"sys/vm/shmem_hugepage_warn_bytes"
@@ -27,6 +28,13 @@
 #define ETC_POLICY_DIR		"etc/preempt-policy.d"
 #define ETC_POSTGRESQL_DIR	"etc/postgresql"
 #define DEBIAN_PG_DATA_FMT	"var/lib/postgresql/%s/%s"
+/* sysctl.d directories in systemd-sysctl's precedence, then procps' file. */
+#define SYSCTL_DIRS		"etc/sysctl.d", "run/sysctl.d", \
+				"usr/local/lib/sysctl.d", "usr/lib/sysctl.d", \
+				"lib/sysctl.d"
+#define ETC_SYSCTL_CONF		"etc/sysctl.conf"
+/* The kernel's build configuration, Debian's place: boot/config-RELEASE. */
+#define BOOT_CONFIG_PREFIX	"boot/config-"
 
 /* Absolute, never under a root: the log always goes to the live kernel. */
 #define DEV_KMSG		"/dev/kmsg"

@@ -5,30 +5,71 @@
  * what it rejects with file and line, since the server would not start.
  */
 #include "pgconf.h"
+#include "pg_value.h"
+#include "root_fs.h"
 #include "size.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* PostgreSQL: shared_buffers is an int of 8kB blocks, 16 to INT_MAX / 2. */
-#define PG_MIN_SHARED_BUFFERS	(16 * PG_BLOCK_SIZE)
-#define PG_MAX_SHARED_BUFFERS	(1073741823ULL * PG_BLOCK_SIZE)
+#define PG_INT_MAX		2147483647LL
+#define PG_MAX_BACKENDS		262143LL	/* 2^18 - 1 */
+
+/* An integer setting of the shared memory model, with the server's bounds. */
+struct pg_int_setting {
+	const char *name;
+	size_t offset;		/* into struct pg_shm_settings */
+	uint64_t unit_bytes;	/* 0: unitless */
+	int64_t min, max;
+};
+
+#define SHM_FIELD(f) offsetof(struct pg_shm_settings, f)
+
+static const struct pg_int_setting int_settings[] = {
+	{ "shared_buffers", SHM_FIELD(shared_buffers), PG_BLOCK_SIZE,
+	  16, PG_INT_MAX / 2 },
+	{ "wal_buffers", SHM_FIELD(wal_buffers), PG_BLOCK_SIZE,
+	  -1, PG_INT_MAX / (int64_t)PG_BLOCK_SIZE },
+	{ "max_connections", SHM_FIELD(max_connections), 0,
+	  1, PG_MAX_BACKENDS },
+	{ "autovacuum_max_workers", SHM_FIELD(autovacuum_max_workers),
+	  0, 1, PG_MAX_BACKENDS },
+	{ "max_worker_processes", SHM_FIELD(max_worker_processes), 0,
+	  0, PG_MAX_BACKENDS },
+	{ "max_wal_senders", SHM_FIELD(max_wal_senders), 0,
+	  0, PG_MAX_BACKENDS },
+	{ "max_prepared_transactions", SHM_FIELD(max_prepared_transactions),
+	  0, 0, PG_MAX_BACKENDS },
+	{ "max_locks_per_transaction", SHM_FIELD(max_locks_per_transaction),
+	  0, 10, PG_INT_MAX },
+	{ "max_pred_locks_per_transaction",
+	  SHM_FIELD(max_pred_locks_per_transaction), 0, 10, PG_INT_MAX },
+	{ "track_activity_query_size", SHM_FIELD(track_activity_query_size),
+	  1, 100, 1048576 },
+	{ "max_replication_slots", SHM_FIELD(max_replication_slots), 0,
+	  0, PG_MAX_BACKENDS },
+	{ "min_dynamic_shared_memory", SHM_FIELD(min_dynamic_shared_memory),
+	  1ULL << 20, 0, PG_INT_MAX },
+};
+
+/* The int64_t of @shm that @offset (from int_settings) names. */
+static int64_t *shm_field(struct pg_shm_settings *shm, size_t offset)
+{
+	return (int64_t *)(void *)((char *)shm + offset);
+}
 
 void pg_settings_init(struct pg_settings *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->shared_buffers = PG_DEFAULT_SHARED_BUFFERS;
 	s->huge_pages = PG_HUGE_TRY;
-}
-
-uint64_t pg_estimate_shm(uint64_t shared_buffers)
-{
-	return shared_buffers + shared_buffers / 100 * 3 + (16ULL << 20);
+	pg_shm_settings_init(&s->shm);
 }
 
 static bool is_name_start(char c)
@@ -40,6 +81,45 @@ static bool is_name_char(char c)
 {
 	return is_name_start(c) || (c >= '0' && c <= '9') || c == '$' ||
 	       c == '.';
+}
+
+/*
+ * One backslash escape of a quoted value, as the server's GUC_scanstr()
+ * reads it: \b \f \n \r \t, up to three octal digits, else the character
+ * itself (\\ and \' included).  Returns the characters consumed.
+ */
+static size_t unescape(const char *p, size_t len, char *out)
+{
+	size_t n = 0;
+	unsigned int octal = 0;
+
+	switch (p[0]) {
+	case 'b':
+		*out = '\b';
+		return 1;
+	case 'f':
+		*out = '\f';
+		return 1;
+	case 'n':
+		*out = '\n';
+		return 1;
+	case 'r':
+		*out = '\r';
+		return 1;
+	case 't':
+		*out = '\t';
+		return 1;
+	default:
+		break;
+	}
+	while (n < 3 && n < len && p[n] >= '0' && p[n] <= '7')
+		octal = octal * 8 + (unsigned int)(p[n++] - '0');
+	if (n == 0) {
+		*out = p[0];
+		return 1;
+	}
+	*out = (char)(octal & 0xff);
+	return n;
 }
 
 struct pg_line {
@@ -77,7 +157,7 @@ static int split_line(const char *line, size_t len, struct pg_line *out,
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
 		i++;
 	if (i < len && line[i] == '\'') {
-		/* Quoted: '' and \' are quotes, \\ a backslash (as in the server). */
+		/* Quoted: '' is a quote, backslash escapes as GUC_scanstr(). */
 		i++;
 		for (;;) {
 			if (i >= len) {
@@ -91,8 +171,8 @@ static int split_line(const char *line, size_t len, struct pg_line *out,
 				i++;
 				break;
 			} else if (line[i] == '\\' && i + 1 < len) {
-				out->value[o++] = line[i + 1];
-				i += 2;
+				i += 1 + unescape(line + i + 1, len - i - 1,
+						  &out->value[o++]);
 			} else {
 				out->value[o++] = line[i++];
 			}
@@ -187,23 +267,24 @@ static void read_include_dir(const struct pg_reader *r, struct pg_settings *s,
 			     unsigned int line, unsigned int depth)
 {
 	char *names[MAX_INCLUDE_DIR_FILES];
-	char host_dir[PATH_LEN], file[PATH_LEN];
-	unsigned int n = 0, i, scanned = 0;
+	char file[PATH_LEN];
+	unsigned int n = 0, i;
 	struct dirent *de;
-	DIR *d;
+	DIR *d = root_opendir(r->root, dir);
 
-	if (path_join(host_dir, sizeof(host_dir), r->root, dir) ||
-	    !(d = opendir(host_dir))) {
+	if (!d) {
 		pg_error(r, s, from, line,
 			 "could not open configuration directory \"%s\"", dir);
 		return;
 	}
-	while ((de = readdir(d)) && scanned++ < 4 * MAX_INCLUDE_DIR_FILES) {
+	/* Every entry is looked at: a cap is reported, never silent. */
+	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !has_conf_suffix(de->d_name))
 			continue;
 		if (n == MAX_INCLUDE_DIR_FILES) {
 			pg_error(r, s, from, line,
-				 "too many files in \"%s\", rest ignored", dir);
+				 "more than %d *.conf files in \"%s\", the rest ignored",
+				 MAX_INCLUDE_DIR_FILES, dir);
 			break;
 		}
 		names[n] = strdup(de->d_name);
@@ -228,7 +309,8 @@ static void handle_include(const struct pg_reader *r, struct pg_settings *s,
 	bool if_exists = span_equals_nocase(pl->name, pl->name_len,
 					    "include_if_exists");
 
-	if (depth + 1 >= MAX_INCLUDE_DEPTH) {
+	/* The server reads a file at depth 10 and refuses one at 11. */
+	if (depth + 1 > MAX_INCLUDE_DEPTH) {
 		pg_error(r, s, path, line,
 			 "could not open \"%s\": nesting too deep", pl->value);
 		return;
@@ -274,20 +356,39 @@ static void apply_setting(const struct pg_reader *r, struct pg_settings *s,
 			  const struct pg_line *pl, const char *path,
 			  unsigned int line)
 {
-	uint64_t bytes;
+	int64_t number;
+	size_t i;
 
-	if (span_equals_nocase(pl->name, pl->name_len, "shared_buffers")) {
-		if (parse_size(pl->value, pl->value_len, SIZE_POSTGRES,
-			       PG_BLOCK_SIZE, &bytes) ||
-		    bytes < PG_MIN_SHARED_BUFFERS ||
-		    bytes > PG_MAX_SHARED_BUFFERS) {
+	for (i = 0; i < ARRAY_SIZE(int_settings); i++) {
+		const struct pg_int_setting *is = &int_settings[i];
+
+		if (!span_equals_nocase(pl->name, pl->name_len, is->name))
+			continue;
+		if (pg_parse_int(pl->value, is->unit_bytes, is->min, is->max,
+				 &number)) {
 			pg_error(r, s, path, line,
-				 "invalid value for shared_buffers: \"%.64s\"",
+				 "invalid value for %s: \"%.64s\"", is->name,
 				 pl->value);
 			return;
 		}
-		s->shared_buffers = bytes;
-		s->shared_buffers_set = true;
+		*shm_field(&s->shm, is->offset) = number;
+		if (is->offset == SHM_FIELD(shared_buffers)) {
+			s->shared_buffers = (uint64_t)number * PG_BLOCK_SIZE;
+			s->shared_buffers_set = true;
+		}
+		return;
+	}
+	if (span_equals_nocase(pl->name, pl->name_len, "shared_memory_type")) {
+		if (span_equals_nocase(pl->value, pl->value_len, "sysv")) {
+			s->shm_sysv = true;
+		} else if (span_equals_nocase(pl->value, pl->value_len,
+					      "mmap")) {
+			s->shm_sysv = false;
+		} else {
+			pg_error(r, s, path, line,
+				 "invalid value for shared_memory_type: \"%.64s\"",
+				 pl->value);
+		}
 	} else if (span_equals_nocase(pl->name, pl->name_len, "huge_pages")) {
 		if (parse_huge_pages(pl->value, &s->huge_pages)) {
 			pg_error(r, s, path, line,
@@ -298,14 +399,13 @@ static void apply_setting(const struct pg_reader *r, struct pg_settings *s,
 		s->huge_pages_set = true;
 	} else if (span_equals_nocase(pl->name, pl->name_len,
 				      "huge_page_size")) {
-		if (parse_size(pl->value, pl->value_len, SIZE_POSTGRES, 1024,
-			       &bytes) || bytes > (1ULL << 40)) {
+		if (pg_parse_int(pl->value, 1024, 0, PG_INT_MAX, &number)) {
 			pg_error(r, s, path, line,
 				 "invalid value for huge_page_size: \"%.64s\"",
 				 pl->value);
 			return;
 		}
-		s->huge_page_size = bytes;
+		s->huge_page_size = (uint64_t)number * 1024;
 	} else if (span_equals_nocase(pl->name, pl->name_len,
 				      "data_directory")) {
 		if (resolve_path(path, pl->value, s->data_directory,
@@ -361,7 +461,6 @@ unsigned int pgconf_parse_text(const struct pg_reader *r, struct pg_settings *s,
 int pgconf_read_file(const struct pg_reader *r, struct pg_settings *s,
 		     const char *path, unsigned int depth)
 {
-	char host[PATH_LEN];
 	size_t len;
 	char *buf;
 	int err;
@@ -370,15 +469,11 @@ int pgconf_read_file(const struct pg_reader *r, struct pg_settings *s,
 		pg_error(r, s, path, 0, "too many configuration files");
 		return -EIO;
 	}
-	if (path_join(host, sizeof(host), r->root, path)) {
-		pg_error(r, s, path, 0, "path too long");
-		return -EIO;
-	}
-	err = read_file_capped(host, MAX_CONFIG_FILE, &buf, &len);
+	err = root_read_file(r->root, path, MAX_CONFIG_FILE, &buf, &len);
 	if (err == -ENOENT)
 		return -ENOENT;
 	if (err) {
-		pg_error(r, s, path, 0, "cannot read: %s", strerror(-err));
+		pg_error(r, s, path, 0, "cannot read: %s", read_error_name(err));
 		return -EIO;
 	}
 	s->files_read++;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The subset of postgresql.conf the policy needs: shared_buffers,
- * huge_pages, huge_page_size and data_directory, following include,
+ * The subset of postgresql.conf the policy needs: the settings that size
+ * the shared memory segment (see pg_shmem.h), huge_pages, huge_page_size,
+ * shared_memory_type and data_directory, following include,
  * include_if_exists and include_dir like the server does.
  */
 #ifndef PREEMPT_POLICY_PGCONF_H
@@ -14,6 +15,7 @@
 #include "diag.h"
 #include "facts.h"
 #include "bounds.h"
+#include "pg_shmem.h"
 
 #define PG_BLOCK_SIZE		8192ULL	/* shared_buffers unit without a suffix */
 #define PG_DEFAULT_SHARED_BUFFERS (128ULL << 20)
@@ -24,6 +26,8 @@ struct pg_settings {
 	bool huge_pages_set;
 	enum huge_pages_setting huge_pages;
 	uint64_t huge_page_size;
+	bool shm_sysv;			/* shared_memory_type = sysv */
+	struct pg_shm_settings shm;	/* what sizes the segment */
 	bool data_directory_set;
 	char data_directory[PATH_LEN];	/* resolved, absolute in the root */
 	unsigned int files_read;	/* bounded by MAX_PG_FILES */
@@ -58,15 +62,5 @@ unsigned int pgconf_parse_text(const struct pg_reader *r, struct pg_settings *s,
  */
 int pgconf_read_file(const struct pg_reader *r, struct pg_settings *s,
 		     const char *path, unsigned int depth);
-
-/*
- * Shared memory a cluster asks for: shared_buffers plus PostgreSQL's own
- * structures.  shared_memory_size is ~2% over shared_buffers for buffer
- * descriptors, the buffer mapping table and checkpoint sorting, plus a
- * fixed part (locks, procs, WAL buffers: 16MiB by default at this size).
- * We estimate shared_buffers * 1.03 + 16MiB: a slight overestimate, which
- * errs toward "not enough huge pages".
- */
-uint64_t pg_estimate_shm(uint64_t shared_buffers);
 
 #endif

@@ -4,6 +4,7 @@
  * scripts (grep ^mode=); everything else is for people.
  */
 #include "report.h"
+#include "escape.h"
 #include "json.h"
 #include "size.h"
 
@@ -11,16 +12,16 @@
 
 void quote_text(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	char buf[4 * 1024 + 1];
+	const char *p;
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fputc('?', out);
-		else
-			fputc(c, out);
+	/* \ and control characters as \xNN (escape.h), then the quote. */
+	text_escape(buf, sizeof(buf), s);
+	fputc('"', out);
+	for (p = buf; *p; p++) {
+		if (*p == '"')
+			fputc('\\', out);
+		fputc(*p, out);
 	}
 	fputc('"', out);
 }
@@ -32,6 +33,8 @@ void format_decision_mode(const struct run *run, char *buf, size_t size)
 
 	if (d->source == SRC_DISABLED)
 		snprintf(buf, size, "disabled");
+	else if (d->mode == MODE_KEEP && d->keep_mode != MODE_UNKNOWN)
+		snprintf(buf, size, "keep (%s)", mode_name(d->keep_mode));
 	else if (d->mode == MODE_KEEP)
 		snprintf(buf, size, "keep (%s)",
 			 f->modes.current_unrecognized ? "other" :
@@ -61,7 +64,11 @@ void report_diags(FILE *out, const struct run *run)
 
 	for (i = 0; i < 2; i++) {
 		for (j = 0; j < lists[i]->count; j++)
-			fprintf(out, "preempt-policy: %s\n", lists[i]->msgs[j]);
+		{
+			fputs("preempt-policy: ", out);
+			text_escape_to(out, lists[i]->msgs[j]);
+			fputc('\n', out);
+		}
 		if (lists[i]->dropped)
 			fprintf(out, "preempt-policy: (%u more problems not shown)\n",
 				lists[i]->dropped);
@@ -130,8 +137,12 @@ static void explain_memory(FILE *out, const struct facts *f)
 		f->default_hugepage_size ? b : "unknown");
 	for (i = 0; i < f->npools; i++) {
 		format_size(f->pools[i].page_size, a, sizeof(a));
-		fprintf(out, "  hugetlb %s: nr_hugepages=%lld free_hugepages=%lld\n",
-			a, f->pools[i].nr, f->pools[i].free);
+		fprintf(out, "  hugetlb %s: nr_hugepages=%lld free_hugepages=%lld",
+			a, f->pools[i].live, f->pools[i].free);
+		if (f->pools[i].origin[0])
+			fprintf(out, " predicted=%lld from %s",
+				f->pools[i].nr, f->pools[i].origin);
+		fputc('\n', out);
 	}
 	if (!f->npools)
 		fprintf(out, "  hugetlb: no pools\n");
@@ -156,8 +167,14 @@ static void explain_postgres(FILE *out, const struct facts *f)
 
 		format_size(c->shared_buffers, sb, sizeof(sb));
 		format_size(c->shm_estimate, est, sizeof(est));
-		fprintf(out, "  %s: conf=%s data=%s%s\n", c->name, c->conf_path,
-			c->data_dir, c->bad ? " (malformed)" : "");
+		/* Names and paths come from directories postgres owns. */
+		fputs("  ", out);
+		text_escape_to(out, c->name);
+		fputs(": conf=", out);
+		text_escape_to(out, c->conf_path);
+		fputs(" data=", out);
+		text_escape_to(out, c->data_dir);
+		fprintf(out, "%s\n", c->bad ? " (malformed)" : "");
 		fprintf(out, "    shared_buffers=%s huge_pages=%s estimate=%s hugepages_needed=%llu backing=%s\n",
 			sb, huge_pages_name(c->huge_pages), est,
 			(unsigned long long)c->hugepages_needed,
@@ -173,7 +190,11 @@ static void explain_rules(FILE *out, const struct run *run)
 
 	fprintf(out, "policy: %s\n", p->builtin ? "built-in" : "files");
 	for (i = 0; i < p->nfiles; i++)
-		fprintf(out, "  file %s\n", p->files[i]);
+	{
+		fputs("  file ", out);
+		text_escape_to(out, p->files[i]);
+		fputc('\n', out);
+	}
 	for (i = 0; i < p->nrules; i++) {
 		const struct rule *r = &p->rules[i];
 		bool match = rule_matches(r, run->facts);

@@ -4,6 +4,7 @@
  * a typo is reported instead of becoming a rule that never matches.
  */
 #include "rules.h"
+#include "root_fs.h"
 #include "modes.h"
 #include "paths.h"
 #include "size.h"
@@ -115,6 +116,17 @@ static bool word_allowed(enum fact_key key, const char *w)
 		NULL };
 	static const char *const workload_words[] = {
 		"postgresql", "none", NULL };
+	/*
+	 * uname -m names Linux uses (and the aliases fact_word_canonical()
+	 * maps): a typo such as "arm46" would be a rule that never matches.
+	 */
+	static const char *const arch_words[] = {
+		"aarch64", "aarch64_be", "arm64", "x86_64", "amd64", "x86-64",
+		"i386", "i486", "i586", "i686", "armv5tel", "armv6l", "armv7l",
+		"armv8l", "riscv32", "riscv64", "s390", "s390x", "ppc", "ppc64",
+		"ppc64le", "loongarch64", "mips", "mipsel", "mips64",
+		"mips64el", "sparc64", "alpha", "parisc", "parisc64", "m68k",
+		"sh4", "arc", "csky", "microblaze", "xtensa", NULL };
 	const char *const *list;
 
 	switch (key) {
@@ -132,6 +144,9 @@ static bool word_allowed(enum fact_key key, const char *w)
 		break;
 	case FACT_WORKLOAD:
 		list = workload_words;
+		break;
+	case FACT_ARCH:
+		list = arch_words;
 		break;
 	default:
 		return true;
@@ -397,14 +412,24 @@ unsigned int policy_parse_text(struct policy *p, const char *text, size_t len,
 	return p->errors - before;
 }
 
-static bool load_file(struct policy *p, const char *path, bool missing_ok,
-		      struct diag_list *d)
+/*
+ * @rel inside @root (kept inside it, see root_fs.h), or with a NULL @root
+ * the --config FILE the admin named, as is.
+ */
+static bool load_file(struct policy *p, const char *root, const char *rel,
+		      bool missing_ok, struct diag_list *d)
 {
+	char path[PATH_LEN];
 	size_t len;
 	char *buf;
 	int err;
 
-	err = read_file_capped(path, MAX_CONFIG_FILE, &buf, &len);
+	if (!root)
+		copy_bounded(path, sizeof(path), rel, strlen(rel));
+	else if (path_join(path, sizeof(path), root, rel))
+		return false;
+	err = root ? root_read_file(root, rel, MAX_CONFIG_FILE, &buf, &len) :
+		     read_file_capped(path, MAX_CONFIG_FILE, &buf, &len);
 	if (err == -ENOENT && missing_ok)
 		return false;
 	if (p->nfiles < MAX_POLICY_FILES)
@@ -412,7 +437,7 @@ static bool load_file(struct policy *p, const char *path, bool missing_ok,
 			     strlen(path));
 	if (err) {
 		diag_add(d, "%s: cannot read: %s", path,
-			 err == -EFBIG ? "file too large" : strerror(-err));
+			 read_error_name(err));
 		p->errors++;
 		return true;
 	}
@@ -427,24 +452,27 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* preempt-policy.d: *.conf in name order, like sysctl.d and friends. */
-static void load_dir(struct policy *p, const char *dir, struct diag_list *d)
+static void load_dir(struct policy *p, const char *root, const char *dir,
+		     struct diag_list *d)
 {
-	char *names[MAX_POLICY_FILES];
+	char *names[MAX_POLICY_DROPINS];
 	char path[PATH_LEN];
-	unsigned int n = 0, i, scanned = 0;
+	unsigned int n = 0, i;
 	struct dirent *de;
-	DIR *dh = opendir(dir);
+	DIR *dh = root_opendir(root, dir);
 
 	if (!dh)
 		return;
-	while ((de = readdir(dh)) && scanned++ < 8 * MAX_POLICY_FILES) {
+	/* Every entry is looked at: a cap is reported, never silent. */
+	while ((de = readdir(dh))) {
 		size_t len = strlen(de->d_name);
 
 		if (de->d_name[0] == '.' || len <= 5 ||
 		    strcmp(de->d_name + len - 5, ".conf") != 0)
 			continue;
-		if (n == MAX_POLICY_FILES - 1) {
-			diag_add(d, "%s: too many files, rest ignored", dir);
+		if (n == MAX_POLICY_DROPINS) {
+			diag_add(d, "%s: more than %d *.conf files, the rest ignored",
+				 dir, MAX_POLICY_DROPINS);
 			p->errors++;
 			break;
 		}
@@ -456,29 +484,25 @@ static void load_dir(struct policy *p, const char *dir, struct diag_list *d)
 	qsort(names, n, sizeof(names[0]), name_cmp);
 	for (i = 0; i < n; i++) {
 		if (!path_join(path, sizeof(path), dir, names[i]))
-			load_file(p, path, true, d);
+			load_file(p, root, path, true, d);
 		free(names[i]);
 	}
 }
 
 void policy_load(struct policy *p, const struct env *env, struct diag_list *d)
 {
-	char path[PATH_LEN];
+	unsigned int before;
 	bool found;
 
 	policy_init(p);
 	if (env->config) {
-		load_file(p, env->config, false, d);
+		load_file(p, NULL, env->config, false, d);
 		return;
 	}
-	found = !path_join(path, sizeof(path), env->root, ETC_POLICY_CONF) &&
-		load_file(p, path, true, d);
-	if (!path_join(path, sizeof(path), env->root, ETC_POLICY_DIR)) {
-		unsigned int before = p->nfiles;
-
-		load_dir(p, path, d);
-		found = found || p->nfiles > before;
-	}
+	found = load_file(p, env->root, "/" ETC_POLICY_CONF, true, d);
+	before = p->nfiles;
+	load_dir(p, env->root, "/" ETC_POLICY_DIR, d);
+	found = found || p->nfiles > before;
 	if (!found) {
 		p->builtin = true;
 		policy_parse_text(p, builtin_policy_text,

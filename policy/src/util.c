@@ -58,8 +58,6 @@ static ssize_t read_all(int fd, char *buf, size_t size)
 
 int read_file_capped(const char *path, size_t cap, char **buf, size_t *len)
 {
-	ssize_t n;
-	char *data;
 	int fd;
 
 	*buf = NULL;
@@ -67,6 +65,16 @@ int read_file_capped(const char *path, size_t cap, char **buf, size_t *len)
 	fd = open_regular(path);
 	if (fd < 0)
 		return fd;
+	return read_fd_capped(fd, cap, buf, len);
+}
+
+int read_fd_capped(int fd, size_t cap, char **buf, size_t *len)
+{
+	ssize_t n;
+	char *data;
+
+	*buf = NULL;
+	*len = 0;
 	/* One spare byte tells "exactly cap" from "more than cap". */
 	data = malloc(cap + 2);
 	if (!data) {
@@ -87,6 +95,18 @@ int read_file_capped(const char *path, size_t cap, char **buf, size_t *len)
 	*buf = data;
 	*len = (size_t)n;
 	return 0;
+}
+
+const char *read_error_name(int err)
+{
+	switch (err) {
+	case -EINVAL:
+		return "not a regular file (FIFOs, devices and sockets are never opened)";
+	case -EFBIG:
+		return "file too large";
+	default:
+		return strerror(-err);
+	}
 }
 
 int read_small_file(const char *path, char *buf, size_t size)

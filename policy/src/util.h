@@ -16,6 +16,12 @@
  */
 int read_file_capped(const char *path, size_t cap, char **buf, size_t *len);
 
+/* Why a read_file_capped()/root_read_file() failed, for a message. */
+const char *read_error_name(int err);
+
+/* The same from an open descriptor, which it closes. */
+int read_fd_capped(int fd, size_t cap, char **buf, size_t *len);
+
 /*
  * Same, into a caller buffer of @size bytes (content truncated to size-1 is
  * reported as -EFBIG).  Used for small kernel files.

@@ -58,7 +58,7 @@ fi
 run "$FX/patched" "$FX/root-pg-big" explain
 check "explain: every fact and the matching rule" \
 	'[ $RC -eq 0 ] && grep -q "=> rule pg-shm-without-hugepages" "$TMP/out" &&
-	 grep -q "pg_shm_without_hugepages *8.25GiB" "$TMP/out" &&
+	 grep -q "pg_shm_without_hugepages *8.20GiB" "$TMP/out" &&
 	 grep -q "thp_shmem_enabled *never" "$TMP/out" &&
 	 grep -q "16/main: conf=/etc/postgresql/16/main/postgresql.conf" "$TMP/out"'
 
@@ -177,6 +177,151 @@ check "apply keep: exit 0, logged, nothing written" \
 	'[ $RC -eq 0 ] && grep -q "(lazy)" "$TMP/k/sys/kernel/preempt/mode" &&
 	 grep -q "^<5>preempt-policy: keeping lazy" "$TMP/kmsg"'
 
+# --- the hugetlb pool the root will have (issue 15, class 1) -----------
+# The initramfs sees no pool: systemd-sysctl has not run.  The root's
+# /etc/sysctl.d reserves enough pages for its 8GB cluster: keep, and say so.
+rm -rf "$TMP/r"
+cp -R "$FX/root-pg-big" "$TMP/r"
+mkdir -p "$TMP/r/etc/sysctl.d" "$TMP/r/usr/lib/sysctl.d" "$TMP/r/boot"
+printf '# PostgreSQL\nvm.nr_hugepages = 4200\n' >"$TMP/r/etc/sysctl.d/30-pg.conf"
+printf 'vm.nr_hugepages = 0\n' >"$TMP/r/usr/lib/sysctl.d/30-pg.conf"
+run "$FX/patched" "$TMP/r" decide
+check "a pool reserved in /etc/sysctl.d: keep, predicted from FILE:LINE" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) " &&
+	 first_line | grep -q "hugetlb pool predicted from /etc/sysctl.d/30-pg.conf:2 (2MiB: 4200 pages, live 0)"'
+printf 'vm.nr_hugepages = 4199\n' >"$TMP/r/etc/sysctl.conf"
+run "$FX/patched" "$TMP/r" decide
+check "/etc/sysctl.conf is read last: one page short -> none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none " &&
+	 first_line | grep -q "predicted from /etc/sysctl.conf:1"'
+rm "$TMP/r/etc/sysctl.conf"
+kernel_copy patched "ro hugepagesz=2M hugepages=4200"
+run "$TMP/k" "$FX/root-pg-big" decide
+check "hugepages= on the command line counts as the pool" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep " &&
+	 first_line | grep -q "predicted from kernel command line hugepages=4200"'
+kernel_copy patched "ro sysctl.vm.nr_hugepages=100"
+run "$TMP/k" "$FX/root-pg-big" decide
+check "sysctl.vm.nr_hugepages= too small: none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none "'
+
+# keep returns to the kernel's build default: the initramfs chose none
+# before the pool existed; now the pool is predicted, none's reason is gone.
+kernel_copy patched "ro"
+printf '(none) voluntary full lazy\n' >"$TMP/k/sys/kernel/preempt/mode"
+mkdir -p "$TMP/k/proc/sys/kernel"
+echo 7.3.4-arm64 >"$TMP/k/proc/sys/kernel/osrelease"
+printf '# CONFIG_PREEMPT_NONE is not set\nCONFIG_PREEMPT_LAZY=y\n' \
+	>"$TMP/r/boot/config-7.3.4-arm64"
+run "$TMP/k" "$TMP/r" decide
+check "decide: keep means the build default lazy, named with its FILE:LINE" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) " &&
+	 first_line | grep -q "keep is the kernel.s build default lazy (/boot/config-7.3.4-arm64:2)"'
+rm -f "$TMP/kmsg"
+run "$TMP/k" "$TMP/r" apply
+check "apply: keep writes lazy over none (a plain file cannot read back: exit 4)" \
+	'[ $RC -eq 4 ] && [ "$(cat "$TMP/k/sys/kernel/preempt/mode")" = lazy ] &&
+	 grep -q "wrote lazy to" "$TMP/kmsg"'
+printf '(none) voluntary full lazy\n' >"$TMP/k/sys/kernel/preempt/mode"
+rm "$TMP/r/boot/config-7.3.4-arm64"
+run "$TMP/k" "$TMP/r" apply
+check "keep without a build config: the current mode stays" \
+	'[ $RC -eq 0 ] && grep -q "^(none)" "$TMP/k/sys/kernel/preempt/mode" &&
+	 grep -q "keeping none" "$TMP/kmsg"'
+
+# --- --root is a boundary (issue 15, classes 5 and 6) -------------------
+# An absolute symlink means the root's own file, as its init will see it;
+# a relative one that climbs out stops at the root; a FIFO is refused at
+# once with FILE named.
+rm -rf "$TMP/r" "$TMP/outside.conf"
+mkdir -p "$TMP/r/etc/postgresql/15/main" "$TMP/r/srv/pg" "$TMP/r/etc/preempt-policy.d"
+printf 'shared_buffers = 8GB\ninclude_if_exists = '"'"'evil.conf'"'"'\n' >"$TMP/r/srv/pg/main.conf"
+ln -s /srv/pg/main.conf "$TMP/r/etc/postgresql/15/main/postgresql.conf"
+printf 'shared_buffers = 16MB\n' >"$TMP/outside.conf"
+ln -s ../../../../../../../../../../../../"$TMP/outside.conf" "$TMP/r/srv/pg/evil.conf"
+run "$FX/patched" "$TMP/r" decide
+check "absolute symlink resolved in the root, a climbing one stays inside: 8GB seen" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none .*(is 8.20GiB)"'
+mkfifo "$TMP/r/etc/preempt-policy.d/10-fifo.conf"
+run "$FX/patched" "$TMP/r" --timeout 5 decide
+check "a FIFO in preempt-policy.d: refused at once, named, exit 2" \
+	'[ $RC -eq 2 ] && grep -q "10-fifo.conf: cannot read: not a regular file" "$TMP/out" "$TMP/err"'
+
+# Names from directories postgres owns reach terminals and the kernel
+# log escaped; JSON keeps UTF-8 (issue 15, class 8).
+rm -rf "$TMP/r"
+esc=$(printf '\033')
+utf=$(printf 'd\303\251j\303\240')
+mkdir -p "$TMP/r/etc/postgresql/15/x${esc}[2J" "$TMP/r/etc/postgresql/15/$utf"
+printf 'shared_buffers = 8GB\n' >"$TMP/r/etc/postgresql/15/x${esc}[2J/postgresql.conf"
+printf 'shared_buffers = 1GB\n' >"$TMP/r/etc/postgresql/15/$utf/postgresql.conf"
+run "$FX/patched" "$TMP/r" explain
+check "explain: an ESC in a cluster name is printed as \\x1b" \
+	'[ $RC -eq 0 ] && ! grep -q "$esc" "$TMP/out" && grep -q "15/x\\\\x1b\[2J: conf=" "$TMP/out"'
+run "$FX/patched" "$TMP/r" --json explain
+check "explain --json: UTF-8 names stay UTF-8, ESC is \\u001b" \
+	'[ $RC -eq 0 ] && grep -q "\"15/$utf\"" "$TMP/out" &&
+	 grep -q "15/x\\\\u001b\[2J" "$TMP/out" && ! grep -q "$esc" "$TMP/out"'
+
+# No silent caps (issue 15, class 9): a directory is read to its end, and
+# a cap is a diagnostic with exit 2, the same everywhere.
+rm -rf "$TMP/r"
+mkdir -p "$TMP/r/etc/preempt-policy.d"
+i=0
+while [ $i -lt 300 ]; do
+	: >"$TMP/r/etc/preempt-policy.d/junk-$i.txt"
+	i=$((i + 1))
+done
+printf 'rule site-full: always -> full\n' >"$TMP/r/etc/preempt-policy.d/50-site.conf"
+run "$FX/patched" "$TMP/r" decide
+check "a site rule among 300 other entries of preempt-policy.d is read" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=full .*rule site-full"'
+rm -f "$TMP/r/etc/preempt-policy.d/"*
+i=0
+while [ $i -lt 32 ]; do
+	printf 'rule r%s: always -> full\n' $i >"$TMP/r/etc/preempt-policy.d/$((i + 10)).conf"
+	i=$((i + 1))
+done
+run "$FX/patched" "$TMP/r" decide
+check "32 drop-ins are all read (the documented cap)" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=full .*rule r0 "'
+printf 'rule r32: always -> full\n' >"$TMP/r/etc/preempt-policy.d/99.conf"
+run "$FX/patched" "$TMP/r" decide
+check "33 drop-ins: exit 2, the cap named" \
+	'[ $RC -eq 2 ] && grep -q "more than 32 \*.conf files" "$TMP/err"'
+rm -rf "$TMP/r"
+i=0
+while [ $i -lt 40 ]; do
+	mkdir -p "$TMP/r/etc/postgresql/15/c$i"
+	printf 'shared_buffers = 16MB\n' >"$TMP/r/etc/postgresql/15/c$i/postgresql.conf"
+	i=$((i + 1))
+done
+run "$FX/patched" "$TMP/r" decide
+check "40 clusters in one version: exit 2, 8 named as ignored" \
+	'[ $RC -eq 2 ] && grep -q "more than 32 PostgreSQL clusters, 8 ignored" "$TMP/err"'
+
+# Output contracts (issue 15, class 11).
+if command -v python3 >/dev/null 2>&1; then
+	run "$FX/patched" "$FX/root-pg-big" --json --dry-run apply
+	check "--json apply: stdout is one JSON object, the log lines on stderr" \
+		'[ $RC -eq 0 ] && python3 -c "import json,sys; json.load(sys.stdin)" <"$TMP/out" &&
+		 grep -q "would write none" "$TMP/err"'
+fi
+run "$FX/patched" "$FX/root-pg-big" --dry-run cmdline --mkimage -boot.scr
+check "--mkimage -boot.scr is a file name, not an option of mkimage" \
+	'[ $RC -eq 0 ] && grep -q "mkimage .* -d SCRIPT \./-boot\.scr$" "$TMP/out"'
+run "$FX/patched" "$TMP/no-such-root" decide
+check "--root that does not exist: exit 1, named" \
+	'[ $RC -eq 1 ] && grep -q "^preempt-policy: --root $TMP/no-such-root: No such file or directory" "$TMP/err"'
+printf 'rule typo: arch == arm46 -> none\n' >"$TMP/arch.conf"
+run "$FX/patched" "$FX/root-pg-big" --config "$TMP/arch.conf" decide
+check "an unknown architecture in a rule: exit 2, FILE:LINE named" \
+	'[ $RC -eq 2 ] && grep -q "arch.conf:1:.*value this fact never takes" "$TMP/err"'
+kernel_copy patched 'ro "preempt=full" quiet'
+run "$TMP/k" "$FX/root-pg-big" decide
+check "\"preempt=full\" quoted whole, as next_arg() allows: the admin choice" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=full .*preempt=full on the kernel command line"'
+
 # --- cmdline ---------------------------------------------------------
 run "$FX/patched" "$FX/root-pg-big" cmdline
 check "cmdline: plain preempt=none" '[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = preempt=none ]'
@@ -250,6 +395,30 @@ run "$FX/patched" "$FX/root-pg-big" --output-dir "$TMP/no/such" decide
 check "--output-dir without its parent: named on stderr, the run goes on" \
 	'[ $RC -eq 0 ] && [ ! -e "$TMP/no" ] && grep -q "^mode=none " "$TMP/out" &&
 	 grep -q "^preempt-policy: --output-dir $TMP/no/such: No such file or directory; output stays here" "$TMP/err"'
+
+# Nothing --output-dir makes follows a symlink or blocks on a FIFO (issue
+# 15, classes 7 and 10); bounded by timeout(1) so the old tool's hang on
+# the FIFO is a failure, not a stuck suite.
+bounded() { timeout 20 "$@"; }
+rm -rf "$TMP/od" "$TMP/victim" "$TMP/victim-dir"
+mkdir -p "$TMP/od" "$TMP/victim-dir"
+echo precious >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/od/out"
+mkfifo "$TMP/od/err"
+bounded "$BIN" --proc "$FX/patched/proc" --sys "$FX/patched/sys" \
+	--root "$FX/root-pg-big" --output-dir "$TMP/od" --timeout 5 decide \
+	>"$TMP/out" 2>"$TMP/err"
+RC=$?
+check "--output-dir: out a symlink, err a FIFO: both made anew, the link's target untouched" \
+	'[ $RC -eq 0 ] && [ "$(cat "$TMP/victim")" = precious ] &&
+	 [ -f "$TMP/od/out" ] && [ ! -L "$TMP/od/out" ] && [ -f "$TMP/od/err" ] &&
+	 grep -q "^mode=none " "$TMP/od/out"'
+ln -s "$TMP/victim-dir" "$TMP/od-link"
+run "$FX/patched" "$FX/root-pg-big" --output-dir "$TMP/od-link" decide
+check "--output-dir that is a symlink: refused, named, nothing written through it" \
+	'[ $RC -eq 0 ] && [ -z "$(ls "$TMP/victim-dir")" ] &&
+	 grep -q "^mode=none " "$TMP/out" &&
+	 grep -q "^preempt-policy: --output-dir $TMP/od-link: Not a directory; output stays here" "$TMP/err"'
 
 run "$FX/patched" "$FX/root-empty" --version
 check "--version" '[ $RC -eq 0 ] && grep -q "^preempt-policy " "$TMP/out"'

@@ -88,6 +88,7 @@ static int setup(void **state)
 	t->run.decision.mode = MODE_NONE;
 	t->run.decision.source = SRC_RULE;
 	t->run.decision.rule = -1;
+	t->run.decision.keep_mode = MODE_UNKNOWN;
 	strcpy(t->run.decision.reason, "because");
 	t->env.sys = "/fake";
 	t->out = fopen("/dev/null", "w");
@@ -195,6 +196,35 @@ static void test_keep_disabled_admin(void **state)
 	assert_int_equal(t->k.logs, 4);
 }
 
+/*
+ * keep with a known build default: the initramfs chose none on a pool that
+ * was not there yet; a later run with the pool in place returns to lazy.
+ */
+static void test_keep_returns_to_build_default(void **state)
+{
+	struct apply_test *t = *state;
+
+	set_kernel(t, "(none) voluntary full lazy");
+	t->run.decision.mode = MODE_KEEP;
+	t->run.decision.source = SRC_DEFAULT;
+	t->run.decision.keep_mode = MODE_LAZY;
+	assert_int_equal(do_apply(t), EXIT_OK);
+	assert_int_equal(t->k.writes, 1);
+	assert_string_equal(t->k.last_write, "lazy");
+	assert_int_equal(t->k.modes.current, MODE_LAZY);
+	assert_non_null(strstr(t->k.last_log, "switched from none to lazy"));
+	/* Already there: nothing written. */
+	t->f.modes = t->k.modes;
+	assert_int_equal(do_apply(t), EXIT_OK);
+	assert_int_equal(t->k.writes, 1);
+	/* Unknown build default: keep means the current mode, as before. */
+	set_kernel(t, "(none) voluntary full lazy");
+	t->run.decision.keep_mode = MODE_UNKNOWN;
+	assert_int_equal(do_apply(t), EXIT_OK);
+	assert_int_equal(t->k.writes, 1);
+	assert_non_null(strstr(t->k.last_log, "keeping none"));
+}
+
 static void test_dry_run_touches_nothing(void **state)
 {
 	struct apply_test *t = *state;
@@ -237,6 +267,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readback_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_disabled_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keep_returns_to_build_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dry_run_touches_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_log_prefix, setup, teardown),
 	};

@@ -81,9 +81,35 @@ static void test_quotes_and_init_args(void **state)
 	assert_int_equal(b.admin_mode, MODE_LAZY);
 }
 
+/* The hugetlb words, in order: hugepages= counts in the last hugepagesz=. */
+static void test_hugepage_words(void **state)
+{
+	struct boot_args b;
+	struct diag_list d = { 0 };
+
+	(void)state;
+	assert_int_equal(parse("ro hugepages=100 hugepagesz=1G hugepages=4 "
+			       "default_hugepagesz=2M sysctl.vm.nr_hugepages=\"300\"",
+			       &b, &d), 0);
+	assert_int_equal(b.nhugepages, 2);
+	assert_int_equal(b.hugepages[0].page_size, 0);
+	assert_int_equal(b.hugepages[0].count, 100);
+	assert_int_equal(b.hugepages[1].page_size, 1ULL << 30);
+	assert_int_equal(b.hugepages[1].count, 4);
+	assert_int_equal(b.default_hugepagesz, 2ULL << 20);
+	assert_int_equal(b.sysctl_nr_hugepages, 300);
+	assert_int_equal(parse("sysctl.vm/nr_hugepages=7", &b, &d), 0);
+	assert_int_equal(b.sysctl_nr_hugepages, 7);
+	assert_int_equal(b.nhugepages, 0);
+	assert_int_equal(parse("hugepages=lots hugepagesz=huge", &b, &d), 2);
+	assert_true(diag_contains(&d, "cmdline: hugepages=lots: not a page count"));
+	assert_true(diag_contains(&d, "cmdline: hugepagesz=huge: not a page size"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hugepage_words),
 		cmocka_unit_test(test_nothing_set),
 		cmocka_unit_test(test_admin_choice),
 		cmocka_unit_test(test_admin_bad_value),

@@ -111,6 +111,7 @@ static void test_debian_cluster(void **state)
 {
 	struct facts_test *t = *state;
 	const struct pg_cluster *c = &t->f.clusters[0];
+	struct pg_shm_settings shm;
 
 	gather(t, "patched", "root-pg-big");
 	assert_int_equal(t->f.nclusters, 1);
@@ -121,11 +122,14 @@ static void test_debian_cluster(void **state)
 	assert_int_equal(c->huge_pages, PG_HUGE_TRY);
 	assert_false(c->bad);
 	assert_int_equal(c->backing, PG_BACKING_4K);
+	pg_shm_settings_init(&shm);
+	shm.shared_buffers = (8LL << 30) / (int64_t)PG_BLOCK_SIZE;
+	assert_int_equal(c->version, 16);
 	assert_int_equal(c->hugepages_needed,
-			 (pg_estimate_shm(8ULL << 30) + (2ULL << 20) - 1) /
+			 (pg_estimate_shm(&shm, 16) + (2ULL << 20) - 1) /
 			 (2ULL << 20));
 	assert_int_equal(fact_number(t, FACT_PG_SHM_WITHOUT_HUGEPAGES),
-			 pg_estimate_shm(8ULL << 30));
+			 pg_estimate_shm(&shm, 16));
 	assert_int_equal(diag_total(&t->f.diags), 0);
 }
 
@@ -185,6 +189,55 @@ static void test_malformed_cluster(void **state)
 	assert_true(diag_contains(&t->f.diags, "tuning.conf:3:"));
 }
 
+/*
+ * After pg_upgradecluster: 13/main stays behind as "manual" and is not
+ * running; 15/old is "disabled"; 15/main (no start.conf) is auto; 15/sysv
+ * uses System V shared memory, which PostgreSQL never backs with huge
+ * pages, however many are reserved.
+ */
+static void test_cluster_state(void **state)
+{
+	struct facts_test *t = *state;
+	unsigned int i;
+
+	gather(t, "patched", "root-pg-upgraded");
+	assert_int_equal(t->f.nclusters, 2);
+	assert_string_equal(t->f.clusters[0].name, "15/main");
+	assert_string_equal(t->f.clusters[1].name, "15/sysv");
+	assert_true(t->f.clusters[1].shm_sysv);
+	t->f.pools[0].nr = 100000;
+	facts_derive(&t->f);
+	assert_int_equal(t->f.clusters[0].backing, PG_BACKING_HUGETLB);
+	assert_int_equal(t->f.clusters[1].backing, PG_BACKING_4K);
+	assert_int_equal(t->f.pg_shm_without_hugepages,
+			 t->f.clusters[1].shm_estimate);
+	for (i = 0; i < t->f.nclusters; i++)
+		assert_false(t->f.clusters[i].bad);
+}
+
+/*
+ * The pool the root will have: /etc/sysctl.d masks /usr/lib/sysctl.d's
+ * file of the same name, files go in name order across directories,
+ * /etc/sysctl.conf comes last, the last assignment wins.
+ */
+static void test_sysctl_prediction(void **state)
+{
+	struct facts_test *t = *state;
+	const struct hugetlb_pool *p2m;
+
+	gather(t, "patched", "root-pg-sysctl");
+	p2m = &t->f.pools[0];
+	assert_int_equal(p2m->page_size, 2ULL << 20);
+	assert_int_equal(p2m->live, 0);
+	assert_int_equal(p2m->nr, 4300);
+	assert_string_equal(p2m->origin, "/etc/sysctl.d/60-pg.conf:3");
+	assert_int_equal(t->f.clusters[0].backing, PG_BACKING_HUGETLB);
+	assert_int_equal(t->f.pg_shm_without_hugepages, 0);
+	assert_true(diag_contains(&t->f.diags, "/usr/lib/sysctl.d/20-bad.conf:1: vm.nr_hugepages: not a page count"));
+	/* The kernel's build default, for keep. */
+	assert_int_equal(t->f.build_mode, MODE_UNKNOWN);
+}
+
 static void test_parsers(void **state)
 {
 	char out[16];
@@ -213,6 +266,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hugetlb_assignment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configured_pgdata, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_cluster, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cluster_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sysctl_prediction, setup, teardown),
 		cmocka_unit_test(test_parsers),
 	};
 

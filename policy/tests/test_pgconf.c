@@ -160,16 +160,16 @@ static void test_include_depth_limit(void **state)
 	char name[32], text[64];
 	unsigned int i;
 
-	/* A straight chain 0 -> 1 -> ... -> 14: stops at depth 10. */
+	/* A straight chain 0 -> 1 -> ... -> 14: c10 (depth 10) is read. */
 	for (i = 0; i < 15; i++) {
 		snprintf(name, sizeof(name), "c%u.conf", i);
 		snprintf(text, sizeof(text), "include 'c%u.conf'\n", i + 1);
 		write_file_at(t->dir, name, text);
 	}
 	assert_int_equal(pgconf_read_file(&t->reader, &t->s, "/c0.conf", 0), 0);
-	assert_int_equal(t->s.files_read, MAX_INCLUDE_DEPTH);
+	assert_int_equal(t->s.files_read, MAX_INCLUDE_DEPTH + 1);
 	assert_int_equal(t->s.errors, 1);
-	assert_true(diag_contains(&t->diags, "/c9.conf:1: could not open \"c10.conf\": nesting too deep"));
+	assert_true(diag_contains(&t->diags, "/c10.conf:1: could not open \"c11.conf\": nesting too deep"));
 }
 
 static void test_absolute_include_under_root(void **state)
@@ -188,12 +188,99 @@ static void test_absolute_include_under_root(void **state)
 	assert_string_equal(t->s.data_directory, "/etc/data");
 }
 
+/* Huge pages of 2 MiB for the model's estimate. */
+static uint64_t pages_2m(const struct pg_shm_settings *shm)
+{
+	return (pg_estimate_shm(shm, 15) + (2ULL << 20) - 1) / (2ULL << 20);
+}
+
 static void test_estimate(void **state)
 {
-	/* 8GiB * 1.03 + 16MiB */
-	assert_int_equal(pg_estimate_shm(8ULL << 30),
-			 (8ULL << 30) + (8ULL << 30) / 100 * 3 + (16ULL << 20));
-	assert_true(pg_estimate_shm(128ULL << 20) > (128ULL << 20));
+	struct pg_shm_settings shm;
+	uint64_t base;
+
+	/*
+	 * PostgreSQL 15.18's shared_memory_size_in_huge_pages for these
+	 * (the full grid against the server is tests/pg_shmem_real.sh).
+	 */
+	pg_shm_settings_init(&shm);
+	assert_int_equal(pages_2m(&shm), 72);
+	shm.shared_buffers = 65536;		/* 512MB */
+	assert_int_equal(pages_2m(&shm), 276);
+	shm.shared_buffers = 131072;		/* 1GB */
+	assert_int_equal(pages_2m(&shm), 537);
+	shm.max_connections = 1000;
+	assert_int_equal(pages_2m(&shm), 558);
+	/* Every setting of the model moves it. */
+	pg_shm_settings_init(&shm);
+	base = pg_estimate_shm(&shm, 15);
+	shm.max_locks_per_transaction = 256;
+	assert_true(pg_estimate_shm(&shm, 15) > base);
+	pg_shm_settings_init(&shm);
+	shm.max_prepared_transactions = 10;
+	assert_true(pg_estimate_shm(&shm, 15) > base);
+	pg_shm_settings_init(&shm);
+	shm.wal_buffers = 8192;			/* 64MB */
+	assert_true(pg_estimate_shm(&shm, 15) > base + (60ULL << 20));
+	/* 17 sizes its SLRU caches from shared_buffers; unknown is the largest. */
+	pg_shm_settings_init(&shm);
+	assert_true(pg_estimate_shm(&shm, 17) > pg_estimate_shm(&shm, 15));
+	assert_int_equal(pg_estimate_shm(&shm, 0), pg_estimate_shm(&shm, 17));
+	/* Saturates rather than wrapping. */
+	shm.shared_buffers = INT64_MAX;
+	shm.max_locks_per_transaction = INT64_MAX;
+	assert_true(pg_estimate_shm(&shm, 15) > (1ULL << 60));
+}
+
+/* Integers as the server's parse_int() reads them. */
+static void test_server_integers(void **state)
+{
+	struct pg_test *t = *state;
+
+	assert_int_equal(parse_text(t, "shared_buffers = 010000\n"), 0);
+	assert_int_equal(t->s.shared_buffers, 4096 * PG_BLOCK_SIZE);
+	assert_int_equal(parse_text(t, "shared_buffers = 0x8000\n"), 0);
+	assert_int_equal(t->s.shared_buffers, 256ULL << 20);
+	assert_int_equal(parse_text(t, "shared_buffers = +131072\n"), 0);
+	assert_int_equal(t->s.shared_buffers, 1ULL << 30);
+	assert_int_equal(parse_text(t, "shared_buffers = 1.5GB\n"), 0);
+	assert_int_equal(t->s.shared_buffers, 3ULL << 29);
+	assert_int_equal(parse_text(t, "shared_buffers = '0x10 MB'\n"), 0);
+	assert_int_equal(t->s.shared_buffers, 16ULL << 20);
+	assert_int_equal(parse_text(t, "max_connections = 0x3e8\n"
+				       "max_locks_per_transaction = 0200\n"
+				       "wal_buffers = -1\n"
+				       "track_activity_query_size = 4kB\n"
+				       "min_dynamic_shared_memory = 1GB\n"), 0);
+	assert_int_equal(t->s.shm.max_connections, 1000);
+	assert_int_equal(t->s.shm.max_locks_per_transaction, 128);
+	assert_int_equal(t->s.shm.wal_buffers, -1);
+	assert_int_equal(t->s.shm.track_activity_query_size, 4096);
+	assert_int_equal(t->s.shm.min_dynamic_shared_memory, 1024);
+	/* What the server rejects: bad octal, units on a count, range. */
+	assert_int_equal(parse_text(t, "shared_buffers = 08\n"
+				       "max_connections = 10kB\n"
+				       "max_connections = 0\n"
+				       "max_connections = 0x40000\n"
+				       "shared_buffers = 1gb\n"
+				       "wal_buffers = -2\n"), 6);
+	assert_true(diag_contains(&t->diags, "/etc/pg.conf:2: invalid value for max_connections"));
+	assert_int_equal(t->s.shm.max_connections, 1000);
+	assert_int_equal(t->s.shared_buffers, 16ULL << 20);
+}
+
+/* Backslash escapes in quoted values, as the server's GUC_scanstr(). */
+static void test_quoted_escapes(void **state)
+{
+	struct pg_test *t = *state;
+
+	assert_int_equal(parse_text(t, "shared_buffers = '\\0612GB'\n"
+				       "data_directory = '/srv/a\\tb\\\\c\\'d'\n"
+				       "shared_memory_type = 'sysv'\n"), 0);
+	assert_int_equal(t->s.shared_buffers, 12ULL << 30);
+	assert_string_equal(t->s.data_directory, "/srv/a\tb\\c'd");
+	assert_true(t->s.shm_sysv);
+	assert_int_equal(parse_text(t, "shared_memory_type = windows\n"), 1);
 }
 
 int main(void)
@@ -209,6 +296,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_include_depth_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_absolute_include_under_root, setup, teardown),
 		cmocka_unit_test(test_estimate),
+		cmocka_unit_test_setup_teardown(test_server_integers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quoted_escapes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("pgconf", tests, NULL, NULL);

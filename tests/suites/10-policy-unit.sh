@@ -4,4 +4,10 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer. cmocka prints TAP.
 . tests/lib/common.sh
 
-make -s -C policy check 2>&1
+rc=0
+make -s -C policy check 2>&1 || rc=1
+
+# The PostgreSQL shared memory model against the real server (Debian's
+# postgresql-15, installed by make deps), over a grid of settings.
+sh policy/tests/pg_shmem_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
+exit $rc

@@ -285,6 +285,7 @@ assert_case() {
 # (a tab separates fields; the regexes are one field, '|' between them).
 cases="picks-none	patched	pg-big	-	none	0	switched from lazy to none: rule initrd-pg-shm|using the initramfs copy
 keeps-default	patched	empty	-	lazy	0	keeping lazy: no rule matched
+sysctl-pool	patched	pg-sysctl	-	lazy	0	keeping lazy: no rule matched.*hugetlb pool predicted from /etc/sysctl.d/30-pg.conf:2 (2MiB: 4200 pages, live 0)
 admin-full-wins	patched	pg-big	preempt=full	full	admin	preempt=full on the command line is the admin's choice; not run
 policy-off	patched	pg-big	preempt.policy=off	lazy	off	disabled by preempt.policy=off; not run
 policy-list-off	patched	pg-big	preempt.policy=debug,off	lazy	off	disabled by preempt.policy=debug,off; not run
@@ -402,7 +403,8 @@ $arm64_faults"
 	else
 		check_dracut_image arm64
 		run_cases arm64 boot_dracut "$(printf '%s\n' "$cases" |
-			grep -E '^(picks-none|unpatched-kernel)	' | sed 's/^/dracut-/')"
+			grep -E '^(picks-none|sysctl-pool|unpatched-kernel)	' |
+			sed 's/^/dracut-/')"
 	fi
 	# The dracut way of reading the command line: getarg also reads
 	# /etc/cmdline.d, where dracut --kernel-cmdline puts its words.
