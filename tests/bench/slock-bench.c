@@ -92,7 +92,7 @@
 #ifndef __NR_rseq_slice_yield
 #define __NR_rseq_slice_yield		471
 #endif
-#define RSEQ_FLAG_UNREGISTER_BIT	1
+#define RSEQ_FLAG_UNREGISTER		1	/* enum rseq_flags: 1 << 0 */
 
 #define PAGE_4K		4096UL
 #define HUGE_2M		(2UL << 20)
@@ -364,8 +364,8 @@ static int rseq_register_v2(void)
 	}
 	/* glibc registered 32 bytes, or its __rseq_size; try both */
 	if (__rseq_size &&
-	    syscall(__NR_rseq, glibc_area, 32, 1 << RSEQ_FLAG_UNREGISTER_BIT, RSEQ_SIG) &&
-	    syscall(__NR_rseq, glibc_area, __rseq_size, 1 << RSEQ_FLAG_UNREGISTER_BIT,
+	    syscall(__NR_rseq, glibc_area, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG) &&
+	    syscall(__NR_rseq, glibc_area, __rseq_size, RSEQ_FLAG_UNREGISTER,
 		    RSEQ_SIG)) {
 		fprintf(stderr, "slock-bench: cannot unregister glibc's rseq: %s\n",
 			strerror(errno));

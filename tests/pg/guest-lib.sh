@@ -192,7 +192,7 @@ warn_count() {
 
 # warn_lines: the kernel's shared-memory-without-huge-pages lines
 warn_lines() {
-	dmesg | sed -n 's/^\[[^]]*\] //; /^shmem: .* populated with /p; /^shmem: .* preemption model /p'
+	dmesg | sed -n 's/^\[[^]]*\] //; /^shmem: .* populated with /p; /^shmem: .* remedies: /p'
 }
 
 # warn_at MIB: vm.shmem_hugepage_warn_bytes (default 1 GiB), so that the
