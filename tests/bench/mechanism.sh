@@ -6,8 +6,8 @@
 # kernel x preemption mode x memory backing? Deterministic guests (QEMU
 # -icount, single-threaded TCG: guest time counts instructions) boot
 #   patched  the series' PREEMPT_DYNAMIC kernel, modes none voluntary full
-#            lazy switched at runtime (x86_64 also lazy with the holder
-#            asking for an rseq time-slice extension)
+#            lazy switched at runtime (x86_64 also lazy and none with the
+#            holder asking for an rseq time-slice extension)
 #   seed     the report's fix, PREEMPT_NONE built in, not dynamic
 #   seeddyn  the report's fix with PREEMPT_DYNAMIC, booting in none
 # and run tests/bench/guest-mech.sh: slock-bench --trace per memory backing
@@ -73,10 +73,14 @@ cells_of() {
 		done
 		[ "$pg_t" -eq 0 ] || echo "$m:pgbench:off"
 	done
-	# rseq slice extension: GENERIC_ENTRY only (x86_64 here, not arm64)
+	# rseq slice extension: GENERIC_ENTRY only (x86_64 here, not arm64);
+	# with lazy (the default it is meant for) and with none (which keeps
+	# the holder in the fault, where the extension does not reach)
 	if [ "$2" = patched ] && [ "$1" = x86_64 ]; then
-		for map in $maps; do
-			echo "lazy:$map:slice"
+		for m in lazy none; do
+			for map in $maps; do
+				echo "$m:$map:slice"
+			done
 		done
 	fi
 }

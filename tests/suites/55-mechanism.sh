@@ -21,19 +21,19 @@ for arch in arm64 x86_64; do
 	fi
 	cells="lazy:anon:off"
 	[ "$arch" = arm64 ] || cells="$cells lazy:anon:slice"
-	out=$BUILD/mech-smoke-$arch
-	if MECH_FRESH=1 MECH_OUT=$out MECH_ARCHES=$arch MECH_VCPUS=2 \
+	mdir=$BUILD/mech-smoke-$arch
+	if MECH_FRESH=1 MECH_OUT=$mdir MECH_ARCHES=$arch MECH_VCPUS=2 \
 		MECH_KERNELS=$variant MECH_CELLS=$cells MECH_REPS=1 MECH_SECS=0.3 \
 		MECH_SIZE=16 MECH_PG_T=0 tests/bench/mechanism.sh \
-		>"$out.log" 2>&1; then
+		>"$mdir.log" 2>&1; then
 		ok "$arch mechanism harness ran ($cells)"
 	else
 		not_ok "$arch mechanism harness ran ($cells)"
-		diag "$(tail -n 15 "$out.log")"
+		diag "$(tail -n 15 "$mdir.log")"
 		continue
 	fi
 	for c in $cells; do
-		f=$out/cells/$arch-2-$variant-$(echo "$c" | tr : -).txt
+		f=$mdir/cells/$arch-2-$variant-$(echo "$c" | tr : -).txt
 		line=$(cat "$f" 2>/dev/null)
 		get() { printf '%s' "$line" | sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
 		ev=$(get events) lost=$(get lost) ns=$(get no_stack)
@@ -48,11 +48,11 @@ for arch in arm64 x86_64; do
 	done
 	if [ "$arch" = x86_64 ]; then
 		g=$(sed -n 's/.* slice_granted=\([0-9]*\).*/\1/p' \
-			"$out/cells/$arch-2-$variant-lazy-anon-slice.txt" 2>/dev/null)
+			"$mdir/cells/$arch-2-$variant-lazy-anon-slice.txt" 2>/dev/null)
 		check "$arch rseq slice extension available to the holder (granted $g)" \
 			test -n "$g"
 	fi
 	check "$arch mechanism.json has every cell" sh -c \
 		"python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(len(d[\"cells\"]) != int(sys.argv[2]))' \
-		'$out/mechanism.json' $(echo "$cells" | wc -w)"
+		'$mdir/mechanism.json' $(echo "$cells" | wc -w)"
 done
