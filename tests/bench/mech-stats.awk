@@ -15,7 +15,7 @@
 
 BEGIN {
 	# the numbers of a run, in table order; the rest go to the JSON only
-	nm = split("acq_per_sec spins_per_acq in_kernel_pm at_return_pm " \
+	nm = split("acq_per_sec spins_per_acq out_pm in_kernel_pm at_return_pm " \
 		   "at_return_fault_pm at_return_irq_pm blocked_pm contended_pct " \
 		   "ns_per_txn in_kernel at_return at_return_fault at_return_irq " \
 		   "at_return_other blocked not_holding events no_stack lost minflt " \
@@ -30,6 +30,7 @@ $1 == "mech" {
 	if (!(key in runs))
 		order[++ncell] = key
 	runs[key]++
+	delete run
 	for (i = 9; i <= NF; i++) {
 		k = $i
 		sub(/=.*/, "", k)
@@ -38,7 +39,12 @@ $1 == "mech" {
 		if (v == "")
 			continue
 		S[key, k] = S[key, k] (S[key, k] == "" ? "" : " ") v
-		have[k] = 1
+		run[k] = v
+	}
+	# every time the holder left the CPU, wherever
+	if (("in_kernel_pm" in run) && ("at_return_pm" in run) && ("blocked_pm" in run)) {
+		v = run["in_kernel_pm"] + run["at_return_pm"] + run["blocked_pm"]
+		S[key, "out_pm"] = S[key, "out_pm"] (S[key, "out_pm"] == "" ? "" : " ") v
 	}
 }
 
@@ -125,7 +131,8 @@ END {
 
 	print "### Where the lock holder is scheduled out (slock-bench --trace, QEMU -icount)"
 	print ""
-	print "Per million critical sections, the lock holder was: preempted in the kernel"
+	print "Per million critical sections, the lock holder left the CPU (holder out:"
+	print "all of the following, per run), and was: preempted in the kernel"
 	print "(`R+`: inside the page fault), scheduled out at the return to user space"
 	print "(`R`) after the section's page fault or after an interrupt (the tick, an"
 	print "IPI) that hit the section in user mode, or blocked (`S`/`D`). Median"
@@ -133,16 +140,17 @@ END {
 	print "sided Mann-Whitney U against lazy on the patched kernel (same arch, vCPUs"
 	print "and memory); `*` p < 0.05."
 	print ""
-	print "| arch | vCPUs | kernel | mode | memory | acq/s | p | spins/acq | in kernel /M | p | return after fault /M | p | return after irq /M | p | blocked /M | runs |"
-	print "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	print "| arch | vCPUs | kernel | mode | memory | acq/s | p | spins/acq | holder out /M | p | in kernel /M | p | return after fault /M | p | return after irq /M | p | blocked /M | runs |"
+	print "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for (i = 1; i <= ncell; i++) {
 		c = order[i]
 		split(c, f, SUBSEP)
 		if (f[5] == "pgbench")
 			continue
-		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n",
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n",
 			f[1], f[2], kernel_name[f[3]], mode_label(c), f[5],
 			mq(c, "acq_per_sec"), pref(c, "acq_per_sec"), mq(c, "spins_per_acq"),
+			mq(c, "out_pm"), pref(c, "out_pm"),
 			mq(c, "in_kernel_pm"), pref(c, "in_kernel_pm"),
 			mq(c, "at_return_fault_pm"), pref(c, "at_return_fault_pm"),
 			mq(c, "at_return_irq_pm"), pref(c, "at_return_irq_pm"),
