@@ -322,18 +322,25 @@ run_cases() {
 	done
 }
 
-# A real dracut initramfs, the real root on virtio-blk, mounted read-only
-# (root=... ro) as distributions do.
-boot_dracut() {
+# boot_root INITRD EXTRA ARCH KERNEL ROOT APPEND OUT: a real initramfs
+# image, the real root on virtio-blk, mounted read-only (root=... ro) as
+# distributions do; EXTRA goes on the command line before APPEND.
+boot_root() {
+	br_initrd=$1 br_extra=$2
+	shift 2
 	mkroot=$work/root-$1-$3.img
 	if ! "$T/mkroot.sh" "$1" "$mkroot" "$3" >"$5.mkroot" 2>&1; then
 		cat "$5.mkroot" >"$5"
 		return 125
 	fi
-	"$RIG/guest-run.sh" --arch "$1" --kernel "$2" \
-		--initrd "$work/dracut-$1${dracut_flavour:-}.img" \
+	"$RIG/guest-run.sh" --arch "$1" --kernel "$2" --initrd "$br_initrd" \
 		--disk "$mkroot" --timeout 180 --log "$5.console" \
-		--append "root=/dev/vda ro rootfstype=ext4 rd.skipfsck $4" >"$5" 2>"$5.err"
+		--append "root=/dev/vda ro rootfstype=ext4 $br_extra $4" >"$5" 2>"$5.err"
+}
+
+# A real dracut initramfs.
+boot_dracut() {
+	boot_root "$work/dracut-$1${dracut_flavour:-}.img" rd.skipfsck "$@"
 }
 
 # check_dracut_image ARCH [FLAVOUR]: the module's files are in the
@@ -444,15 +451,7 @@ else
 	if [ -z "$missing" ]; then
 		ok "x86_64 mkinitramfs builds an image with the preempt-policy hook (binary, library, init-bottom script, policy)"
 		boot_itools() {
-			mkroot=$work/root-$1-$3.img
-			if ! "$T/mkroot.sh" "$1" "$mkroot" "$3" >"$5.mkroot" 2>&1; then
-				cat "$5.mkroot" >"$5"
-				return 125
-			fi
-			"$RIG/guest-run.sh" --arch "$1" --kernel "$2" \
-				--initrd "$work/initramfs-tools-x86_64.img" \
-				--disk "$mkroot" --timeout 180 --log "$5.console" \
-				--append "root=/dev/vda ro rootfstype=ext4 $4" >"$5" 2>"$5.err"
+			boot_root "$work/initramfs-tools-x86_64.img" "" "$@"
 		}
 		run_cases x86_64 boot_itools "mkinitramfs-picks-none	patched	pg-big	-	none	0	switched from lazy to none: rule initrd-pg-shm|using the initramfs copy"
 	else
