@@ -7,6 +7,7 @@
 nb = words(titles)
 set terminal png size 640 * nb, 520
 set output png
+set termoption noenhanced
 set multiplot layout 1, nb
 set style data histograms
 set style histogram rowstacked
