@@ -10,13 +10,16 @@
 # measured run:
 #   mech MODE MEMORY RSEQ REP {slock-bench's JSON}
 #   mechpg MODE REP NS_PER_TRANSACTION     (MEMORY "pgbench")
+#   mechfault MODE REP NS_PER_FAULT        (MEMORY "faultcost")
 # Environment ("_" in a list value stands for a space):
 #   B_CELLS  the cells (default lazy:anon:off). MODE: none voluntary full
 #            lazy, switched to at runtime, or "boot": the mode the kernel
 #            booted in, for kernels that cannot switch (a PREEMPT_NONE
 #            build). MEMORY: anon (4 KiB shmem), thp (shmem THP), hugetlb,
 #            or pgbench: simple-update for B_PG_T transactions per client
-#            (the PostgreSQL root fs appended), guest ns per transaction.
+#            (the PostgreSQL root fs appended), guest ns per transaction;
+#            or faultcost: the first-touch fault alone (ovh-bench fault),
+#            guest ns per 4 KiB page.
 #            RSEQ: off, or slice: the holder asks for an rseq time-slice
 #            extension around its critical section.
 #   B_PROCS workers (default 4 per vCPU), B_REPS (5), B_SECS guest seconds
@@ -67,9 +70,11 @@ set_mode() {
 
 slock_cells=
 pg_modes=
+fault_modes=
 for c in $CELLS; do
 	case "$c" in
 	*:pgbench:*) pg_modes="$pg_modes ${c%%:*}" ;;
+	*:faultcost:*) fault_modes="$fault_modes ${c%%:*}" ;;
 	*) slock_cells="$slock_cells $c" ;;
 	esac
 done
@@ -117,6 +122,28 @@ while [ "$rep" -le "$REPS" ]; do
 	done
 	rep=$((rep + 1))
 done
+
+# The first-touch fault's own cost, outside any lock: guest ns per 4 KiB
+# page of a 32 MiB shared anonymous mapping (ovh-bench fault), which under
+# -icount counts the instructions of the fault path in this kernel and mode.
+if [ -n "$fault_modes" ]; then
+	for m in $fault_modes; do
+		set_mode "$m" >/dev/null && ./ovh-bench fault 32 >/dev/null
+	done
+	rep=1
+	while [ "$rep" -le "$REPS" ]; do
+		for m in $fault_modes; do
+			if set_mode "$m" >/dev/null; then
+				r=$(./ovh-bench fault 32) &&
+					echo "mechfault $m $rep ${r#fault }" ||
+					echo "error ovh-bench fault in $m: $r"
+			else
+				echo "error switch to $m failed"
+			fi
+		done
+		rep=$((rep + 1))
+	done
+fi
 
 if [ -n "$pg_modes" ]; then
 	command -v pgbench >/dev/null || { echo "error no pgbench (root fs)"; exit 1; }

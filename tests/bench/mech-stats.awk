@@ -17,7 +17,7 @@ BEGIN {
 	# the numbers of a run, in table order; the rest go to the JSON only
 	nm = split("acq_per_sec spins_per_acq out_pm in_kernel_pm at_return_pm " \
 		   "at_return_fault_pm at_return_irq_pm blocked_pm contended_pct " \
-		   "ns_per_txn in_kernel at_return at_return_fault at_return_irq " \
+		   "ns_per_txn ns_per_fault in_kernel at_return at_return_fault at_return_irq " \
 		   "at_return_other blocked not_holding events no_stack lost minflt " \
 		   "nivcsw huge_kb slice_granted slice_yielded", M, " ")
 	kernel_name["patched"] = "patched (dynamic)"
@@ -145,7 +145,7 @@ END {
 	for (i = 1; i <= ncell; i++) {
 		c = order[i]
 		split(c, f, SUBSEP)
-		if (f[5] == "pgbench")
+		if (f[5] == "pgbench" || f[5] == "faultcost")
 			continue
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n",
 			f[1], f[2], kernel_name[f[3]], mode_label(c), f[5],
@@ -155,6 +155,32 @@ END {
 			mq(c, "at_return_fault_pm"), pref(c, "at_return_fault_pm"),
 			mq(c, "at_return_irq_pm"), pref(c, "at_return_irq_pm"),
 			mq(c, "blocked_pm"), runs[c]
+	}
+	nf = 0
+	for (i = 1; i <= ncell; i++) {
+		split(order[i], f, SUBSEP)
+		if (f[5] == "faultcost")
+			nf++
+	}
+	if (nf) {
+		print ""
+		print "### A first-touch fault alone, guest ns per 4 KiB page (ovh-bench fault 32, -icount)"
+		print ""
+		print "| arch | vCPUs | kernel | mode | ns/fault | vs lazy | p | runs |"
+		print "|---|---:|---|---|---:|---:|---:|---:|"
+		for (i = 1; i <= ncell; i++) {
+			c = order[i]
+			split(c, f, SUBSEP)
+			if (f[5] != "faultcost")
+				continue
+			r = ref_of(c)
+			ratio = "-"
+			if (r != c && ((r, "ns_per_fault") in S))
+				ratio = sprintf("%.3f", med(c, "ns_per_fault") / med(r, "ns_per_fault"))
+			printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", f[1], f[2],
+				kernel_name[f[3]], mode_label(c), mq(c, "ns_per_fault"), ratio,
+				pref(c, "ns_per_fault"), runs[c]
+		}
 	}
 	npg = 0
 	for (i = 1; i <= ncell; i++) {

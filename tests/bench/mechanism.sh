@@ -11,8 +11,9 @@
 #   seed     the report's fix, PREEMPT_NONE built in, not dynamic
 #   seeddyn  the report's fix with PREEMPT_DYNAMIC, booting in none
 # and run tests/bench/guest-mech.sh: slock-bench --trace per memory backing
-# (anon 4 KiB shmem, shmem THP, hugetlb), then pgbench simple-update for a
-# fixed number of transactions (guest ns per transaction) in each mode.
+# (anon 4 KiB shmem, shmem THP, hugetlb), the cost of a first-touch fault
+# alone (guest ns per 4 KiB page), then pgbench simple-update for a fixed
+# number of transactions (guest ns per transaction) in each mode.
 #
 # A cell is (arch, vCPUs, kernel, mode, memory, rseq). Each cell's runs go
 # to a file of its own under $BUILD/bench/mechanism/cells; a cell with
@@ -71,6 +72,7 @@ cells_of() {
 		for map in $maps; do
 			echo "$m:$map:off"
 		done
+		echo "$m:faultcost:off"
 		[ "$pg_t" -eq 0 ] || echo "$m:pgbench:off"
 	done
 	# rseq slice extension: GENERIC_ENTRY only (x86_64 here, not arm64);
@@ -168,6 +170,10 @@ for arch in $arches; do
 				print line >>f
 				close(f)
 			}' "$log.out"
+			awk -v a="$arch" -v v="$vcpus" -v k="$kernel" -v d="$cells" '$1 == "mechfault" {
+				f = d "/" a "-" v "-" k "-" $2 "-faultcost-off.txt"
+				print "mech", a, v, k, $2, "faultcost off", $3, "ns_per_fault=" $4 >>f
+				close(f) }' "$log.out"
 			awk -v a="$arch" -v v="$vcpus" -v k="$kernel" -v d="$cells" '$1 == "mechpg" && $3 != "warmup" {
 				f = d "/" a "-" v "-" k "-" $2 "-pgbench-off.txt"
 				print "mech", a, v, k, $2, "pgbench off", $3, "ns_per_txn=" $4 >>f
