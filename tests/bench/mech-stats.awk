@@ -115,6 +115,36 @@ function json_cell(c,    f, i, k, arr, n, r, p, first) {
 	printf "\n    }}" >json
 }
 
+# per_mode_table MEMORY KEY UNIT TITLE: the cells of one non-lock
+# "memory" (faultcost, pgbench), one number each, against lazy
+function per_mode_table(mem, k, unit, title,    i, c, f, n, r, ratio) {
+	n = 0
+	for (i = 1; i <= ncell; i++) {
+		split(order[i], f, SUBSEP)
+		if (f[5] == mem)
+			n++
+	}
+	if (!n)
+		return
+	print ""
+	print "### " title
+	print ""
+	print "| arch | vCPUs | kernel | mode | " unit " | vs lazy | p | runs |"
+	print "|---|---:|---|---|---:|---:|---:|---:|"
+	for (i = 1; i <= ncell; i++) {
+		c = order[i]
+		split(c, f, SUBSEP)
+		if (f[5] != mem)
+			continue
+		r = ref_of(c)
+		ratio = "-"
+		if (r != c && ((r, k) in S))
+			ratio = sprintf("%.3f", med(c, k) / med(r, k))
+		printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", f[1], f[2],
+			kernel_name[f[3]], mode_label(c), mq(c, k), ratio, pref(c, k), runs[c]
+	}
+}
+
 END {
 	if (!ncell) {
 		print "mech-stats.awk: no mech lines" >"/dev/stderr"
@@ -156,58 +186,10 @@ END {
 			mq(c, "at_return_irq_pm"), pref(c, "at_return_irq_pm"),
 			mq(c, "blocked_pm"), runs[c]
 	}
-	nf = 0
-	for (i = 1; i <= ncell; i++) {
-		split(order[i], f, SUBSEP)
-		if (f[5] == "faultcost")
-			nf++
-	}
-	if (nf) {
-		print ""
-		print "### A first-touch fault alone, guest ns per 4 KiB page (ovh-bench fault 32, -icount)"
-		print ""
-		print "| arch | vCPUs | kernel | mode | ns/fault | vs lazy | p | runs |"
-		print "|---|---:|---|---|---:|---:|---:|---:|"
-		for (i = 1; i <= ncell; i++) {
-			c = order[i]
-			split(c, f, SUBSEP)
-			if (f[5] != "faultcost")
-				continue
-			r = ref_of(c)
-			ratio = "-"
-			if (r != c && ((r, "ns_per_fault") in S))
-				ratio = sprintf("%.3f", med(c, "ns_per_fault") / med(r, "ns_per_fault"))
-			printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", f[1], f[2],
-				kernel_name[f[3]], mode_label(c), mq(c, "ns_per_fault"), ratio,
-				pref(c, "ns_per_fault"), runs[c]
-		}
-	}
-	npg = 0
-	for (i = 1; i <= ncell; i++) {
-		split(order[i], f, SUBSEP)
-		if (f[5] == "pgbench")
-			npg++
-	}
-	if (npg) {
-		print ""
-		print "### pgbench simple-update, guest time per transaction (QEMU -icount)"
-		print ""
-		print "| arch | vCPUs | kernel | mode | ns/transaction | vs lazy | p | runs |"
-		print "|---|---:|---|---|---:|---:|---:|---:|"
-		for (i = 1; i <= ncell; i++) {
-			c = order[i]
-			split(c, f, SUBSEP)
-			if (f[5] != "pgbench")
-				continue
-			r = ref_of(c)
-			ratio = "-"
-			if (r != c && ((r, "ns_per_txn") in S))
-				ratio = sprintf("%.3f", med(c, "ns_per_txn") / med(r, "ns_per_txn"))
-			printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", f[1], f[2],
-				kernel_name[f[3]], mode_label(c), mq(c, "ns_per_txn"), ratio,
-				pref(c, "ns_per_txn"), runs[c]
-		}
-	}
+	per_mode_table("faultcost", "ns_per_fault", "ns/fault",
+		"A first-touch fault alone, guest ns per 4 KiB page (ovh-bench fault 32, -icount)")
+	per_mode_table("pgbench", "ns_per_txn", "ns/transaction",
+		"pgbench simple-update, guest time per transaction (QEMU -icount)")
 	# gnuplot: one block per arch x vCPUs, the anon (4 KiB) cells
 	nb = 0
 	for (i = 1; i <= ncell; i++) {
