@@ -283,7 +283,13 @@ extern const char slock_cs_begin[], slock_cs_end[];
  * inside [slock_cs_begin, slock_cs_end) means "holds the lock". The
  * "memory" clobbers keep every access of the section between the labels.
  */
-static __attribute__((noinline, noclone)) void
+#if defined(__clang__)
+#define NOINLINE_NOCLONE __attribute__((noinline))
+#else
+#define NOINLINE_NOCLONE __attribute__((noinline, noclone))
+#endif
+
+static NOINLINE_NOCLONE void
 critical_section(struct shared *sh, int id, char *area, size_t size)
 {
 	uint64_t npages = size / PAGE_4K;
@@ -340,6 +346,7 @@ static void worker(struct shared *sh, int id, char *area, size_t size,
 		for (i = 0; i < outside; i++)
 			busy += (uint64_t)i;
 	}
+	(void)busy;
 	_exit(0);
 }
 
