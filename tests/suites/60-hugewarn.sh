@@ -24,7 +24,10 @@ for arch in arm64 x86_64; do
 		"$dir" >"$BUILD/hugewarn-$arch.out" 2>"$BUILD/hugewarn-$arch.err"
 	rc=$?
 	sed "s/^\(\(not \)\{0,1\}ok [0-9]* - \)/\1$arch: /" "$BUILD/hugewarn-$arch.out"
-	[ "$rc" -eq 0 ] || not_ok "$arch hugewarn guest exited $rc (see $BUILD/hugewarn-$arch.err)"
+	if [ "$rc" -ne 0 ]; then
+		not_ok "$arch hugewarn guest exited $rc (see $BUILD/hugewarn-$arch.err)"
+		diag "$(tail -n 40 "$BUILD/hugewarn-$arch.err")"
+	fi
 	if [ -f "$base" ]; then
 		if "$RIG/guest-run.sh" --arch "$arch" --kernel "$base" --timeout 300 "$dir" >"$BUILD/hugewarn-$arch-base.out" 2>&1; then
 			not_ok "$arch unpatched kernel fails the hugewarn tests"
