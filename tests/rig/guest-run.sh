@@ -123,14 +123,15 @@ qemu_rc=${qemu_rc:-0}
 
 status=$(sed -n 's/^rig-exit-status: \([0-9]*\)$/\1/p' "$out" | tail -n 1)
 grep -v '^rig-exit-status: ' "$out" || true
-if [ "$qemu_rc" -eq 124 ]; then
+# timeout(1) exits 124 after TERM, 137 when QEMU needed the KILL (-k 5).
+if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
 	note "timeout after ${timeout}s; console log tail:"
-	tail -n 30 "$log" >&2
+	tail -n 30 "$log" >&2 2>/dev/null || true
 	exit 124
 fi
 if [ -z "$status" ]; then
 	note "no exit status came back (qemu exit $qemu_rc); console log tail:"
-	tail -n 30 "$log" >&2
+	tail -n 30 "$log" >&2 2>/dev/null || true
 	exit 125
 fi
 # A guest that passed its own checks still fails on a kernel splat: the
