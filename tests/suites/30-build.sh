@@ -1,13 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Build the QEMU test kernels: unpatched (base) and patched (on arm64 the
-# debug build of the patched tree, see check_variant), arm64 and x86_64,
+# Build the QEMU test kernels: unpatched (base), patched (check_variant)
+# and the mode-switch stress kernel (stress_variant: on arm64 the debug
+# build of the patched tree), arm64 and x86_64,
 # out of tree with ccache. build-kernel.sh checks that every option
 # of the fragments survived merge_config + olddefconfig.
 . tests/lib/common.sh
 
 for arch in arm64 x86_64; do
-	for variant in base $(check_variant "$arch"); do
+	# The stress kernel only when it is not the one the others boot.
+	variants="base $(check_variant "$arch")"
+	case " $variants " in
+	*" $(stress_variant "$arch") "*) ;;
+	*) variants="$variants $(stress_variant "$arch")" ;;
+	esac
+	for variant in $variants; do
 		start=$(date +%s)
 		check "build $arch $variant kernel" make -s "kernel-$arch-$variant"
 		diag "$arch $variant: $(($(date +%s) - start)) s"

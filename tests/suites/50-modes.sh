@@ -6,7 +6,7 @@
 # values, non-root writes), and the latency proof that none defers
 # preemption of a task busy in a system call. The unpatched kernel must fail
 # the same boot tests, so they can fail. A mode-switch stress run under
-# load on both arches; on arm64 on the debug kernel (check_variant).
+# load on both arches; on arm64 on the debug kernel (stress_variant).
 #
 # Guests run on the QEMU pinned in configs/qemu.lock (guest-run.sh):
 # Debian 12's QEMU 7.2 runs stale guest code after runtime patching under
@@ -51,7 +51,7 @@ done
 
 # stress ARCH SWITCHES: switch through sysfs and debugfs under load.
 stress() {
-	st_kernel=$(kernel_image "$1" "$(check_variant "$1")")
+	st_kernel=$(kernel_image "$1" "$(stress_variant "$1")")
 	if [ ! -f "$st_kernel" ]; then
 		not_ok "$1 mode-switch stress under load (no kernel $st_kernel)"
 		return

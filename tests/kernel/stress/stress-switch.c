@@ -417,7 +417,7 @@ int main(int argc, char **argv)
 
 			if (r == sw[i])
 				break;
-			if (time(NULL) - start > max_seconds) {
+			if (!sh->stop && time(NULL) - start > max_seconds) {
 				sh->stop = 1;
 				printf("# time limit of %ld s hit\n", max_seconds);
 			}
