@@ -21,20 +21,28 @@ check "distribution fragments follow Debian's layout (file headings, whole choic
 	"$RIG/check-fragment-layout.sh" "$patched" configs/distro-*.config
 
 # merged TREE ARCH DIR BASE FRAGMENT...: BASE (defconfig, or a .config
-# file) + fragments in DIR.
+# file) + fragments, the result in DIR/.config. The merges share one
+# kconfig directory per tree and arch: each fresh O= directory compiled
+# scripts/kconfig anew, which cost more than the merges themselves.
 merged() {
 	tree=$1 arch=$2 dir=$3 base=$4
 	shift 4
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	kc=$work/kconfig-$(basename "$tree")-$arch
+	mkdir -p "$kc"
 	cross=$(cross_compile_for "$arch")
 	if [ "$base" = defconfig ]; then
-		make -s -C "$tree" O="$dir" ARCH="$arch" CROSS_COMPILE="$cross" defconfig >/dev/null || return 1
-	else
-		cp "$base" "$dir/.config"
+		if [ ! -f "$kc.defconfig" ]; then
+			make -s -C "$tree" O="$kc" ARCH="$arch" CROSS_COMPILE="$cross" defconfig >/dev/null &&
+				cp "$kc/.config" "$kc.defconfig" || return 1
+		fi
+		base=$kc.defconfig
 	fi
-	"$tree/scripts/kconfig/merge_config.sh" -m -O "$dir" "$dir/.config" "$@" >/dev/null &&
-	make -s -C "$tree" O="$dir" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig >/dev/null
+	cp "$base" "$kc/.config"
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$kc" "$kc/.config" "$@" >/dev/null &&
+	make -s -C "$tree" O="$kc" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig >/dev/null &&
+	cp "$kc/.config" "$dir/.config"
 }
 
 lazy="configs/distro-preempt.config"
@@ -74,6 +82,7 @@ check_base() {
 }
 
 work=$BUILD/config-check
+rm -rf "$work"
 mkdir -p "$work"
 for arch in arm64 x86_64; do
 	check_base "$arch" defconfig defconfig
