@@ -28,7 +28,7 @@
 # of the matrix, these MODE:MEMORY:RSEQ cells for every kernel, e.g.
 # "lazy:anon:off"), MECH_OUT (output directory), MECH_REPS (5),
 # MECH_SECS guest seconds per run (0.5), MECH_SIZE MiB (64), MECH_PG_T
-# pgbench transactions per client, 0 for none (150), MECH_PG_C clients (4).
+# pgbench transactions per client, 0 for none (300), MECH_PG_C clients (4).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -42,7 +42,7 @@ maps=${MECH_MAPS:-anon thp hugetlb}
 reps=${MECH_REPS:-5}
 secs=${MECH_SECS:-0.5}
 size=${MECH_SIZE:-64}
-pg_t=${MECH_PG_T:-150}
+pg_t=${MECH_PG_T:-300}
 pg_c=${MECH_PG_C:-4}
 out=${MECH_OUT:-$BUILD/bench/mechanism}
 cells=$out/cells
