@@ -5,7 +5,7 @@
 . tests/lib/common.sh
 
 rc=0
-make -s -C policy check 2>&1 || rc=1
+make -s -j2 -C policy check 2>&1 || rc=1
 
 # The PostgreSQL shared memory model against the real server (Debian's
 # postgresql-15, installed by make deps), over a grid of settings.

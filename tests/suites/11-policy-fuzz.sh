@@ -6,4 +6,4 @@
 # ASan and UBSan.
 . tests/lib/common.sh
 
-make -s -C policy fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-6}" 2>&1
+make -s -j2 -C policy fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-6}" 2>&1

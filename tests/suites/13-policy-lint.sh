@@ -5,7 +5,7 @@
 . tests/lib/common.sh
 
 check "preempt-policy builds with -Wall -Wextra -Werror" make -s -C policy
-check "preempt-policy is clean under clang-tidy and cppcheck" make -s -C policy lint
+check "preempt-policy is clean under clang-tidy and cppcheck" make -s -j2 -C policy lint
 for arch in arm64 x86_64; do
 	out=$BUILD/policy-$arch
 	mkdir -p "$out"
