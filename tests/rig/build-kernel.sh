@@ -20,22 +20,35 @@ cross=$(cross_compile_for "$arch")
 jobs=${JOBS:-$(nproc)}
 ccache=
 command -v ccache >/dev/null 2>&1 && ccache=ccache
+# The objects go to a directory right below the source tree and OBJ
+# becomes a symlink to it: kbuild then names every source relative to it
+# (srctree is ".."), so the base and the patched tree compile with the
+# same command lines, and their configurations being the same, ccache
+# serves the patched build every object the series leaves alone. An OBJ
+# that is a directory from before stays in use.
+if [ -d "$obj" ] && [ ! -L "$obj" ]; then
+	build=$obj
+else
+	build=$(cd "$src" && pwd)/.obj-$(basename "$obj")
+	mkdir -p "$build" "$(dirname "$obj")"
+	ln -sfn "$build" "$obj"
+fi
+
 kmake() {
-	make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" \
+	make -s -C "$src" O="$build" ARCH="$arch" CROSS_COMPILE="$cross" \
 		CC="${ccache:+$ccache }${cross}gcc" HOSTCC="${ccache:+$ccache }gcc" \
 		KBUILD_BUILD_TIMESTAMP=2026-01-01 KBUILD_BUILD_USER=rig \
 		KBUILD_BUILD_HOST=qemu "$@"
 }
 
-mkdir -p "$obj"
-stamp="$obj/.fragments.sha256"
+stamp="$build/.fragments.sha256"
 want=$(cat "$@" | sha256sum | cut -d' ' -f1)
-if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-	note "configuring $arch in $obj"
+if [ ! -f "$build/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	note "configuring $arch in $build"
 	kmake tinyconfig >/dev/null
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$@" >/dev/null
 	kmake olddefconfig >/dev/null
-	"$(dirname "$0")/check-config.sh" "$obj/.config" "$@"
+	"$(dirname "$0")/check-config.sh" "$build/.config" "$@"
 	printf '%s\n' "$want" >"$stamp"
 fi
 

@@ -32,7 +32,8 @@ fi
 
 mkdir -p "$dest"
 rm -f "$dest/.seed.sha256"
-rsync -a --delete --link-dest="$(cd "$pristine" && pwd)" \
+# Kernel objects built below a tree (build-kernel.sh) are not the tree.
+rsync -a --delete --link-dest="$(cd "$pristine" && pwd)" --exclude='/.obj-*' \
 	--exclude=/.seed.sha256 "$pristine/" "$dest/"
 tmp=$dest/$kconfig.seed
 cp "$pristine/$kconfig" "$tmp"

@@ -29,7 +29,8 @@ rm -f "$dest/.series.sha256"
 # Hard links to the pristine files: seconds instead of copying 1.5 GB.
 # patch(1) writes a new file and renames it over the old name, so a patched
 # file gets an inode of its own and the pristine tree is never modified.
-rsync -a --delete --link-dest="$(cd "$pristine" && pwd)" \
+# Kernel objects built below a tree (build-kernel.sh) are not the tree.
+rsync -a --delete --link-dest="$(cd "$pristine" && pwd)" --exclude='/.obj-*' \
 	--exclude=/.pc --exclude=/.series.sha256 "$pristine/" "$dest/"
 rm -rf "$dest/.pc"
 count=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patchdir/series" | wc -l)
