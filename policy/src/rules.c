@@ -19,8 +19,8 @@
 const char builtin_policy_text[] =
 	"# SPDX-License-Identifier: GPL-2.0\n"
 	"# Built-in policy of preempt-policy(8); see preempt-policy.conf(5).\n"
-	"rule pg-shm-without-hugepages: pg_shm_without_hugepages >= 1GiB -> none\n"
-	"rule shm-hugepage-warnings: shm_warn_count > 0 -> none\n"
+	"# No rule: the kernel's mode stays.  The PostgreSQL none rules are\n"
+	"# opt-in; the shipped preempt-policy.conf says why and how.\n"
 	"default = keep\n";
 
 static const char *const op_names[] = {

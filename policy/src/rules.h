@@ -49,7 +49,10 @@ struct policy {
 	unsigned int errors;		/* any: the policy is not trusted */
 };
 
-/* The built-in policy, same text as the shipped preempt-policy.conf. */
+/*
+ * The built-in policy: the same rules (none) and default as the shipped
+ * preempt-policy.conf, whose comments say why; test_rules.c checks it.
+ */
 extern const char builtin_policy_text[];
 
 void policy_init(struct policy *p);

@@ -39,12 +39,46 @@ kernel_copy() {
 
 first_line() { head -n 1 "$TMP/out"; }
 
-# --- decide -----------------------------------------------------------
-run "$FX/patched" "$FX/root-pg-big" decide
-check "decide: 8GB cluster without huge pages -> none" \
-	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule pg-shm-without-hugepages"'
+# The PostgreSQL rules are opt-in: the shipped preempt-policy.conf carries
+# them commented out. optin_root FIXTURE DEST: a copy of FIXTURE with them
+# enabled as that file says, in a drop-in; the checks that want a switch
+# to none use such a copy, the built-in policy keeps the mode.
+SHIPPED=$HERE/../preempt-policy.conf
+optin_rules() { sed -n 's/^#\(rule \)/\1/p' "$SHIPPED"; }
+optin_root() {
+	rm -rf "$2"
+	cp -R "$FX/$1" "$2"
+	mkdir -p "$2/etc/preempt-policy.d"
+	optin_rules >"$2/etc/preempt-policy.d/50-postgresql.conf"
+}
+OPTIN=$TMP/root-pg-big-optin
+optin_root root-pg-big "$OPTIN"
 
-run "$FX/patched" "$FX/root-pg-big" --json decide
+# --- decide -----------------------------------------------------------
+check "the shipped file's opt-in examples are the two PostgreSQL rules" \
+	'[ "$(optin_rules | cut -d: -f1 | tr "\n" " ")" = "rule pg-shm-without-hugepages rule shm-hugepage-warnings " ]'
+
+run "$FX/patched" "$FX/root-pg-big" decide
+check "decide: 8GB cluster without huge pages, built-in policy -> keep (lazy), the default named" \
+	'[ $RC -eq 0 ] && [ "$(first_line)" = "mode=keep (lazy) reason=\"no rule matched; default (built-in:5)\"" ]'
+
+run "$FX/patched" "$OPTIN" decide
+check "decide: the same cluster with the opt-in drop-in -> none, FILE:LINE named" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule pg-shm-without-hugepages ($OPTIN/etc/preempt-policy.d/50-postgresql.conf:1)"'
+
+# The other way the shipped file names: uncomment the rules in it.
+rm -rf "$TMP/r"
+cp -R "$FX/root-pg-big" "$TMP/r"
+sed 's/^#\(rule \)/\1/' "$SHIPPED" >"$TMP/r/etc/preempt-policy.conf"
+run "$FX/patched" "$TMP/r" decide
+check "decide: the shipped file with its rules uncommented -> none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule pg-shm-without-hugepages ($TMP/r/etc/preempt-policy.conf:[0-9]*)"'
+cp "$SHIPPED" "$TMP/r/etc/preempt-policy.conf"
+run "$FX/patched" "$TMP/r" decide
+check "decide: the shipped file as shipped -> keep (lazy), like the built-in" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) reason=\"no rule matched; default ($TMP/r/etc/preempt-policy.conf:[0-9]*)\"$"'
+
+run "$FX/patched" "$OPTIN" --json decide
 check "decide --json: one object, mode none" \
 	'[ $RC -eq 0 ] && [ $(wc -l <"$TMP/out") -eq 1 ] && grep -q "^{\"mode\":\"none\"," "$TMP/out"'
 if command -v python3 >/dev/null 2>&1; then
@@ -55,7 +89,7 @@ else
 	N=$((N + 1)); echo "ok $N - explain --json is valid JSON # SKIP no python3"
 fi
 
-run "$FX/patched" "$FX/root-pg-big" explain
+run "$FX/patched" "$OPTIN" explain
 check "explain: every fact and the matching rule" \
 	'[ $RC -eq 0 ] && grep -q "=> rule pg-shm-without-hugepages" "$TMP/out" &&
 	 grep -q "pg_shm_without_hugepages *8.20GiB" "$TMP/out" &&
@@ -64,25 +98,30 @@ check "explain: every fact and the matching rule" \
 
 kernel_copy patched "ro"
 echo 5000 >"$TMP/k/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
-run "$TMP/k" "$FX/root-pg-big" decide
+run "$TMP/k" "$OPTIN" decide
 check "decide: enough hugetlb pages reserved -> keep (lazy)" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) "'
 
 kernel_copy patched "ro"
 echo "always [within_size] advise never deny force" \
 	>"$TMP/k/sys/kernel/mm/transparent_hugepage/shmem_enabled"
-run "$TMP/k" "$FX/root-pg-big" decide
+run "$TMP/k" "$OPTIN" decide
 check "decide: shmem THP within_size -> keep" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep"'
 
-run "$FX/patched" "$FX/root-pg-small" decide
-check "decide: 256MB cluster -> keep" \
+optin_root root-pg-small "$TMP/small-optin"
+run "$FX/patched" "$TMP/small-optin" decide
+check "decide: 256MB cluster, opt-in rules -> keep" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy)"'
 
 kernel_copy patched "ro"
 echo 2 >"$TMP/k/proc/sys/vm/shmem_hugepage_warn_count"
 run "$TMP/k" "$FX/root-empty" decide
-check "decide: shmem huge page warnings -> none" \
+check "decide: shmem huge page warnings, built-in policy -> keep (lazy)" \
+	'[ $RC -eq 0 ] && [ "$(first_line)" = "mode=keep (lazy) reason=\"no rule matched; default (built-in:5)\"" ]'
+optin_root root-empty "$TMP/empty-optin"
+run "$TMP/k" "$TMP/empty-optin" decide
+check "decide: shmem huge page warnings, opt-in rules -> none" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule shm-hugepage-warnings"'
 
 run "$FX/patched" "$FX/root-pg-custom" --arch aarch64 decide
@@ -146,19 +185,19 @@ check "preempt.policy=debug,voluntary: forced and verbose" \
 
 # --- apply -----------------------------------------------------------
 rm -f "$TMP/kmsg"
-run "$FX/unpatched" "$FX/root-pg-big" apply
+run "$FX/unpatched" "$OPTIN" apply
 check "apply on an unpatched kernel: exit 3, logged, nothing written" \
 	'[ $RC -eq 3 ] && [ ! -e "$FX/unpatched/sys/kernel/preempt/mode" ] &&
 	 grep -q "full (lazy)" "$FX/unpatched/sys/kernel/debug/sched/preempt" &&
 	 grep -q "^<4>preempt-policy: cannot apply none: .*unpatched 7.x" "$TMP/kmsg"'
 
-run "$FX/nomodes" "$FX/root-pg-big" apply
+run "$FX/nomodes" "$OPTIN" apply
 check "apply without any mode file: exit 3" \
 	'[ $RC -eq 3 ] && grep -q "no preemption mode file" "$TMP/out"'
 
 kernel_copy patched "ro"
 rm -f "$TMP/kmsg"
-run "$TMP/k" "$FX/root-pg-big" --dry-run apply
+run "$TMP/k" "$OPTIN" --dry-run apply
 check "apply --dry-run: says what it would do, changes nothing" \
 	'[ $RC -eq 0 ] && grep -q "would write none" "$TMP/out" &&
 	 grep -q "(lazy)" "$TMP/k/sys/kernel/preempt/mode" && [ ! -e "$TMP/kmsg" ]'
@@ -166,22 +205,22 @@ check "apply --dry-run: says what it would do, changes nothing" \
 # A plain file is not a kernel: the write lands, the read-back cannot show
 # "(none)", and apply must say so rather than claim success.
 rm -f "$TMP/kmsg"
-run "$TMP/k" "$FX/root-pg-big" apply
+run "$TMP/k" "$OPTIN" apply
 check "apply on a plain file: writes the name, read-back fails, exit 4" \
 	'[ $RC -eq 4 ] && [ "$(cat "$TMP/k/sys/kernel/preempt/mode")" = none ] &&
 	 grep -q "^<3>preempt-policy: wrote none to .* but the kernel reports" "$TMP/kmsg"'
 
 kernel_copy patched "ro"
-run "$TMP/k" "$FX/root-pg-small" apply
-check "apply keep: exit 0, logged, nothing written" \
-	'[ $RC -eq 0 ] && grep -q "(lazy)" "$TMP/k/sys/kernel/preempt/mode" &&
-	 grep -q "^<5>preempt-policy: keeping lazy" "$TMP/kmsg"'
+rm -f "$TMP/kmsg"
+run "$TMP/k" "$FX/root-pg-big" apply
+check "apply keep, built-in policy, 8GB cluster without huge pages: exit 0, logged with the default, nothing written" \
+	'[ $RC -eq 0 ] && cmp -s "$FX/patched/sys/kernel/preempt/mode" "$TMP/k/sys/kernel/preempt/mode" &&
+	 [ "$(cat "$TMP/kmsg")" = "<5>preempt-policy: keeping lazy: no rule matched; default (built-in:5)" ]'
 
 # --- the hugetlb pool the root will have (issue 15, class 1) -----------
 # The initramfs sees no pool: systemd-sysctl has not run.  The root's
 # /etc/sysctl.d reserves enough pages for its 8GB cluster: keep, and say so.
-rm -rf "$TMP/r"
-cp -R "$FX/root-pg-big" "$TMP/r"
+optin_root root-pg-big "$TMP/r"
 mkdir -p "$TMP/r/etc/sysctl.d" "$TMP/r/usr/lib/sysctl.d" "$TMP/r/boot"
 printf '# PostgreSQL\nvm.nr_hugepages = 4200\n' >"$TMP/r/etc/sysctl.d/30-pg.conf"
 printf 'vm.nr_hugepages = 0\n' >"$TMP/r/usr/lib/sysctl.d/30-pg.conf"
@@ -196,12 +235,12 @@ check "/etc/sysctl.conf is read last: one page short -> none" \
 	 first_line | grep -q "predicted from /etc/sysctl.conf:1"'
 rm "$TMP/r/etc/sysctl.conf"
 kernel_copy patched "ro hugepagesz=2M hugepages=4200"
-run "$TMP/k" "$FX/root-pg-big" decide
+run "$TMP/k" "$OPTIN" decide
 check "hugepages= on the command line counts as the pool" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep " &&
 	 first_line | grep -q "predicted from kernel command line hugepages=4200"'
 kernel_copy patched "ro sysctl.vm.nr_hugepages=100"
-run "$TMP/k" "$FX/root-pg-big" decide
+run "$TMP/k" "$OPTIN" decide
 check "sysctl.vm.nr_hugepages= too small: none" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none "'
 
@@ -239,6 +278,7 @@ printf 'shared_buffers = 8GB\ninclude_if_exists = '"'"'evil.conf'"'"'\n' >"$TMP/
 ln -s /srv/pg/main.conf "$TMP/r/etc/postgresql/15/main/postgresql.conf"
 printf 'shared_buffers = 16MB\n' >"$TMP/outside.conf"
 ln -s ../../../../../../../../../../../../"$TMP/outside.conf" "$TMP/r/srv/pg/evil.conf"
+optin_rules >"$TMP/r/etc/preempt-policy.d/50-postgresql.conf"
 run "$FX/patched" "$TMP/r" decide
 check "absolute symlink resolved in the root, a climbing one stays inside: 8GB seen" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none .*(is 8.20GiB)"'
@@ -302,12 +342,12 @@ check "40 clusters in one version: exit 2, 8 named as ignored" \
 
 # Output contracts (issue 15, class 11).
 if command -v python3 >/dev/null 2>&1; then
-	run "$FX/patched" "$FX/root-pg-big" --json --dry-run apply
+	run "$FX/patched" "$OPTIN" --json --dry-run apply
 	check "--json apply: stdout is one JSON object, the log lines on stderr" \
 		'[ $RC -eq 0 ] && python3 -c "import json,sys; json.load(sys.stdin)" <"$TMP/out" &&
 		 grep -q "would write none" "$TMP/err"'
 fi
-run "$FX/patched" "$FX/root-pg-big" --dry-run cmdline --mkimage -boot.scr
+run "$FX/patched" "$OPTIN" --dry-run cmdline --mkimage -boot.scr
 check "--mkimage -boot.scr is a file name, not an option of mkimage" \
 	'[ $RC -eq 0 ] && grep -q "mkimage .* -d SCRIPT \./-boot\.scr$" "$TMP/out"'
 run "$FX/patched" "$TMP/no-such-root" decide
@@ -323,15 +363,15 @@ check "\"preempt=full\" quoted whole, as next_arg() allows: the admin choice" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=full .*preempt=full on the kernel command line"'
 
 # --- cmdline ---------------------------------------------------------
-run "$FX/patched" "$FX/root-pg-big" cmdline
+run "$FX/patched" "$OPTIN" cmdline
 check "cmdline: plain preempt=none" '[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = preempt=none ]'
 
-run "$FX/patched" "$FX/root-pg-big" cmdline --format grub
+run "$FX/patched" "$OPTIN" cmdline --format grub
 check "cmdline --format grub" \
 	'[ $RC -eq 0 ] && grep -q "^GRUB_CMDLINE_LINUX=\"\${GRUB_CMDLINE_LINUX} preempt=none\"$" "$TMP/out" &&
 	 sh -n "$TMP/out"'
 
-run "$FX/patched" "$FX/root-pg-big" cmdline --format uboot
+run "$FX/patched" "$OPTIN" cmdline --format uboot
 check "cmdline --format uboot" \
 	'[ $RC -eq 0 ] && grep -q "^setenv bootargs \"\${bootargs} preempt=none\"$" "$TMP/out"'
 
@@ -339,12 +379,12 @@ run "$FX/patched" "$FX/root-pg-small" cmdline --format grub
 check "cmdline keep: no preempt= argument" \
 	'[ $RC -eq 0 ] && ! grep -q "preempt=[a-z]" "$TMP/out" && grep -q "^# Note: keep" "$TMP/out"'
 
-run "$FX/unpatched" "$FX/root-pg-big" cmdline
+run "$FX/unpatched" "$OPTIN" cmdline
 check "cmdline on an unpatched kernel: exit 3, no argument" \
 	'[ $RC -eq 3 ] && [ ! -s "$TMP/out" ]'
 
 if command -v mkimage >/dev/null 2>&1; then
-	run "$FX/patched" "$FX/root-pg-big" --arch aarch64 cmdline --format uboot --mkimage "$TMP/boot.scr"
+	run "$FX/patched" "$OPTIN" --arch aarch64 cmdline --format uboot --mkimage "$TMP/boot.scr"
 	check "cmdline --mkimage builds a U-Boot script image" \
 		'[ $RC -eq 0 ] && [ "$(od -An -tx1 -N4 "$TMP/boot.scr" | tr -d " ")" = 27051956 ] &&
 		 grep -q "preempt=none" "$TMP/boot.scr"'
@@ -368,7 +408,7 @@ kernel_copy patched "root=/dev/vda"
 mkfifo "$TMP/kmsg-fifo"
 # timeout(1) only bounds the test if --timeout does not work (exit 137).
 timeout -s KILL 20 "$BIN" --proc "$TMP/k/proc" --sys "$TMP/k/sys" \
-	--root "$FX/root-pg-big" --kmsg "$TMP/kmsg-fifo" --timeout 1 apply \
+	--root "$OPTIN" --kmsg "$TMP/kmsg-fifo" --timeout 1 apply \
 	>"$TMP/out" 2>"$TMP/err"
 RC=$?
 check "--timeout 1 ends a run stuck on its log: killed by SIGALRM (exit $RC)" \
@@ -378,12 +418,12 @@ for bad in 0 -1 5s '' 86401 99999999999999999999; do
 	check "bad --timeout '$bad': exit 1, named" \
 		'[ $RC -eq 1 ] && grep -q "^preempt-policy: --timeout takes whole seconds from 1 to 86400, not '"'$bad'"'" "$TMP/err"'
 done
-run "$FX/patched" "$FX/root-pg-big" --timeout 30 decide
+run "$FX/patched" "$OPTIN" --timeout 30 decide
 check "--timeout 30 decide: as without it" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none "'
 
 # --- --output-dir: what the boot hooks read back ------------------------
-run "$FX/patched" "$FX/root-pg-big" --output-dir "$TMP/state" decide
+run "$FX/patched" "$OPTIN" --output-dir "$TMP/state" decide
 check "--output-dir: makes DIR, the decision in DIR/out, nothing on stdout" \
 	'[ $RC -eq 0 ] && [ ! -s "$TMP/out" ] && [ -f "$TMP/state/err" ] &&
 	 grep -q "^mode=none " "$TMP/state/out"'
@@ -391,7 +431,7 @@ run "$FX/patched" "$FX/root-pg-bad" --output-dir "$TMP/state" decide
 check "--output-dir: an existing DIR is reused, out and err truncated, diagnostics in err" \
 	'[ $RC -eq 2 ] && [ $(grep -c "^mode=" "$TMP/state/out") -eq 1 ] &&
 	 [ -s "$TMP/state/err" ] && [ ! -s "$TMP/err" ]'
-run "$FX/patched" "$FX/root-pg-big" --output-dir "$TMP/no/such" decide
+run "$FX/patched" "$OPTIN" --output-dir "$TMP/no/such" decide
 check "--output-dir without its parent: named on stderr, the run goes on" \
 	'[ $RC -eq 0 ] && [ ! -e "$TMP/no" ] && grep -q "^mode=none " "$TMP/out" &&
 	 grep -q "^preempt-policy: --output-dir $TMP/no/such: No such file or directory; output stays here" "$TMP/err"'
@@ -406,7 +446,7 @@ echo precious >"$TMP/victim"
 ln -s "$TMP/victim" "$TMP/od/out"
 mkfifo "$TMP/od/err"
 bounded "$BIN" --proc "$FX/patched/proc" --sys "$FX/patched/sys" \
-	--root "$FX/root-pg-big" --output-dir "$TMP/od" --timeout 5 decide \
+	--root "$OPTIN" --output-dir "$TMP/od" --timeout 5 decide \
 	>"$TMP/out" 2>"$TMP/err"
 RC=$?
 check "--output-dir: out a symlink, err a FIFO: both made anew, the link's target untouched" \
@@ -414,7 +454,7 @@ check "--output-dir: out a symlink, err a FIFO: both made anew, the link's targe
 	 [ -f "$TMP/od/out" ] && [ ! -L "$TMP/od/out" ] && [ -f "$TMP/od/err" ] &&
 	 grep -q "^mode=none " "$TMP/od/out"'
 ln -s "$TMP/victim-dir" "$TMP/od-link"
-run "$FX/patched" "$FX/root-pg-big" --output-dir "$TMP/od-link" decide
+run "$FX/patched" "$OPTIN" --output-dir "$TMP/od-link" decide
 check "--output-dir that is a symlink: refused, named, nothing written through it" \
 	'[ $RC -eq 0 ] && [ -z "$(ls "$TMP/victim-dir")" ] &&
 	 grep -q "^mode=none " "$TMP/out" &&

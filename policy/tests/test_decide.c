@@ -28,6 +28,8 @@ static int setup(void **state)
 	strcpy(t->f.thp_shmem_enabled, "never");
 	t->f.boot.admin_mode = MODE_UNKNOWN;
 	t->f.boot.forced_mode = MODE_UNKNOWN;
+	/* No /boot/config-R: keep leaves the running mode alone. */
+	t->f.build_mode = MODE_UNKNOWN;
 	t->f.nclusters = 1;
 	t->f.clusters[0].shm_estimate = 8ULL << 30;
 	t->f.clusters[0].huge_pages = PG_HUGE_TRY;
@@ -46,23 +48,58 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void test_builtin_picks_none(void **state)
+/* The opt-in rules of the shipped file in place of the built-in policy. */
+static void use_optin(struct decide_test *t)
+{
+	char text[1024];
+
+	shipped_optin_text(text, sizeof(text));
+	policy_init(&t->p);
+	assert_int_equal(policy_parse_text(&t->p, text, strlen(text), "optin",
+					   &t->d), 0);
+	assert_int_equal(t->p.nrules, 2);
+}
+
+/*
+ * An 8GiB cluster in 4KiB pages: the built-in policy keeps the kernel's
+ * mode (none measured no better than lazy for a faulting lock holder).
+ */
+static void test_builtin_keeps_pg_without_hugepages(void **state)
 {
 	struct decide_test *t = *state;
 
+	assert_int_equal(t->f.pg_shm_without_hugepages, 8ULL << 30);
+	decide(&t->f, &t->p, false, &t->out);
+	assert_int_equal(t->out.mode, MODE_KEEP);
+	assert_int_equal(t->out.source, SRC_DEFAULT);
+	assert_int_equal(t->out.rule, -1);
+	assert_string_equal(t->out.reason, "no rule matched; default (b:5)");
+	/* The kernel's warning does not change that. */
+	t->f.shm_warn_count = 3;
+	decide(&t->f, &t->p, false, &t->out);
+	assert_int_equal(t->out.mode, MODE_KEEP);
+	assert_int_equal(t->out.source, SRC_DEFAULT);
+}
+
+static void test_optin_picks_none(void **state)
+{
+	struct decide_test *t = *state;
+
+	use_optin(t);
 	decide(&t->f, &t->p, false, &t->out);
 	assert_int_equal(t->out.mode, MODE_NONE);
 	assert_int_equal(t->out.source, SRC_RULE);
 	assert_int_equal(t->out.rule, 0);
-	assert_non_null(strstr(t->out.reason, "pg-shm-without-hugepages"));
+	assert_non_null(strstr(t->out.reason, "pg-shm-without-hugepages (optin:1)"));
 	assert_non_null(strstr(t->out.reason, "(is 8GiB)"));
 	assert_int_equal(decision_support(&t->f, &t->out), MODE_SUPPORTED);
 }
 
-static void test_builtin_threshold(void **state)
+static void test_optin_threshold(void **state)
 {
 	struct decide_test *t = *state;
 
+	use_optin(t);
 	t->f.clusters[0].shm_estimate = (1ULL << 30) - 1;
 	facts_derive(&t->f);
 	decide(&t->f, &t->p, false, &t->out);
@@ -78,6 +115,7 @@ static void test_huge_pages_keep_default(void **state)
 {
 	struct decide_test *t = *state;
 
+	use_optin(t);
 	t->f.npools = 1;
 	t->f.pools[0].page_size = 2ULL << 20;
 	t->f.pools[0].nr = 5000;
@@ -90,6 +128,7 @@ static void test_warn_counter(void **state)
 {
 	struct decide_test *t = *state;
 
+	use_optin(t);
 	t->f.nclusters = 0;
 	facts_derive(&t->f);
 	decide(&t->f, &t->p, false, &t->out);
@@ -105,6 +144,9 @@ static void test_precedence(void **state)
 	struct decide_test *t = *state;
 
 	/* bad input: fall back to keep even though a rule would match */
+	use_optin(t);
+	decide(&t->f, &t->p, false, &t->out);
+	assert_int_equal(t->out.mode, MODE_NONE);
 	decide(&t->f, &t->p, true, &t->out);
 	assert_int_equal(t->out.mode, MODE_KEEP);
 	assert_int_equal(t->out.source, SRC_FALLBACK);
@@ -152,6 +194,7 @@ static void test_support(void **state)
 {
 	struct decide_test *t = *state;
 
+	use_optin(t);
 	decide(&t->f, &t->p, false, &t->out);
 	assert_int_equal(parse_mode_list("full (lazy)", 11, &t->f.modes), 0);
 	assert_int_equal(decision_support(&t->f, &t->out), MODE_NOT_LISTED);
@@ -162,8 +205,9 @@ static void test_support(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_builtin_picks_none, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_builtin_threshold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_builtin_keeps_pg_without_hugepages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_optin_picks_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_optin_threshold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_pages_keep_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_warn_counter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),

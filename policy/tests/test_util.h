@@ -29,6 +29,31 @@ static inline void fixture_path(char *out, size_t size, const char *rel)
 	snprintf(out, size, "%s/%s", fixtures_dir(), rel);
 }
 
+/*
+ * The opt-in rules as a site enables them: every "#rule " line of the
+ * shipped preempt-policy.conf without its '#', so the tests use what the
+ * file documents, not a copy that could drift from it.
+ */
+static inline void shipped_optin_text(char *out, size_t size)
+{
+	char path[1024], line[1100];
+	size_t used = 0;
+	FILE *f;
+
+	fixture_path(path, sizeof(path), "../../preempt-policy.conf");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "#rule ", 6) != 0)
+			continue;
+		assert_true(used + strlen(line + 1) < size);
+		strcpy(out + used, line + 1);
+		used += strlen(line + 1);
+	}
+	fclose(f);
+}
+
 /* Write @text to DIR/REL, creating parent directories. */
 static inline void write_file_at(const char *dir, const char *rel,
 				 const char *text)

@@ -19,8 +19,8 @@
 #       between the kernels
 #   (d) the boot-time policy's cost under -icount, judged on a real boot:
 #       the patched kernel through a real dracut initramfs into an ext4
-#       root on virtio-blk (a PostgreSQL cluster the policy picks none
-#       for), twice per round: A with the 55preempt-policy module, B the
+#       root on virtio-blk (a PostgreSQL cluster whose opt-in drop-in picks
+#       none), twice per round: A with the 55preempt-policy module, B the
 #       same initramfs without it; guest CLOCK_BOOTTIME when the root's
 #       init starts, which also reports the mode it found (A none, B lazy:
 #       the hook ran in A only). Cost = median(A) - median(B), as % of
@@ -254,6 +254,11 @@ case " $parts " in *" d "*)
 	kernel=$(kernel_for "$variant")
 	d=$(tdir bootcost guest-bootcost.sh)
 	cp -R policy/tests/fixtures/root-pg-big "$d/root"
+	# The built-in policy keeps the mode: opt in, as the shipped file
+	# says, so that the hook has a mode to write, as in the dracut boots.
+	mkdir -p "$d/root/etc/preempt-policy.d"
+	sed -n 's/^#\(rule \)/\1/p' policy/preempt-policy.conf \
+		>"$d/root/etc/preempt-policy.d/50-postgresql.conf"
 	command -v dracut >/dev/null || fail "(d) needs dracut (make deps)"
 	step "(d) boot-time policy cost on a real boot: dracut initramfs with and without 55preempt-policy, $drounds rounds, -icount"
 	tests/bench/dracut-bootcost.sh "$arch" "$kernel" "$bin" "$out/d-dracut" \

@@ -13,9 +13,11 @@
 #   B  the same initramfs built the same way without the module
 #      (mkdracut.sh --without-policy).
 # Both boot the same kernel, command line and real root: an ext4 image on
-# virtio-blk (tests/initrd/mkroot.sh, fixture pg-big: a Debian-layout
-# PostgreSQL cluster with shared_buffers = 8GB, huge_pages = off, so the
-# built-in policy picks none), a fresh copy per boot so that no boot
+# virtio-blk (tests/initrd/mkroot.sh, fixture pg-optin: a Debian-layout
+# PostgreSQL cluster with shared_buffers = 8GB, huge_pages = off, and the
+# opt-in PostgreSQL rules in /etc/preempt-policy.d, so the hook switches
+# to none; the built-in policy would keep lazy and leave A and B alike),
+# a fresh copy per boot so that no boot
 # replays another's journal, with QEMU's cache=unsafe: an idle -icount
 # guest's clock runs on while the host completes its I/O, so a host fsync
 # behind a guest flush (ext4's remount rw) put 12 to 100 ms of the host's
@@ -65,7 +67,7 @@ done
 mkdir -p "$dir"
 
 # The two initramfs images, as make run builds its own (no policy packed:
-# the tool uses the root's policy, here the built-in one).
+# the tool uses the root's policy, here its opt-in drop-in).
 for which in with without; do
 	note "dracut initramfs $which 55preempt-policy ($arch)"
 	flag=
@@ -82,8 +84,8 @@ done
 rm -rf "$dir/extra"
 mkdir -p "$dir/extra/usr/local/bin"
 cp "$bindir/ovh-bench" "$dir/extra/usr/local/bin/"
-note "ext4 root image (tests/initrd/mkroot.sh $arch, fixture pg-big)"
-"$top/tests/initrd/mkroot.sh" "$arch" "$dir/root.img" pg-big "$dir/extra" \
+note "ext4 root image (tests/initrd/mkroot.sh $arch, fixture pg-optin)"
+"$top/tests/initrd/mkroot.sh" "$arch" "$dir/root.img" pg-optin "$dir/extra" \
 	>"$dir/mkroot.log" 2>&1 || {
 	cat "$dir/mkroot.log" >&2
 	die "mkroot.sh failed"

@@ -16,10 +16,11 @@
 #   POLICY_NS  the dracut hook's work, done as the hook does it: source
 #              initrd/lib/preempt-policy-lib.sh and run pp_apply on a real
 #              root (./root: policy/tests/fixtures/root-pg-big, a Debian
-#              cluster with shared_buffers = 8GB), so the tool reads the
-#              cluster's configuration, decides "none", writes the mode and
-#              logs to /dev/kmsg, and the hook runs its watchdog, checks and
-#              log lines. Once per boot: the first, cold run is what a boot
+#              cluster with shared_buffers = 8GB, plus bench.sh's opt-in
+#              drop-in with the shipped PostgreSQL rules), so the tool
+#              reads the cluster's configuration, decides "none", writes
+#              the mode and logs to /dev/kmsg, and the hook runs its
+#              watchdog, checks and log lines. Once per boot: the first, cold run is what a boot
 #              pays. The cost of reading the clock (two runs of ovh-bench
 #              now back to back, measured just before) is subtracted.
 #   TOOL_NS    for the split between the hook's shell work and the tool:

@@ -9,10 +9,12 @@
 #   micro MAPPING PROCS MODE REP ACQ_PER_SEC CONTENDED_PCT WAIT_MEAN_NS MINFLT
 # plus "json {...}" lines with slock-bench's full record, and
 #   policy micro anon MODE warn_count=N
-# the mode preempt-policy decide picks after the anon warm-up run has drawn
-# the kernel's warning (the case its shm-hugepage-warnings rule is for;
-# the thp and hugetlb mappings get no verdict: the warning count is
-# cumulative over the boot, so a decision there would say nothing about them).
+# the mode preempt-policy decide picks, with the shipped policy, after the
+# anon warm-up run has drawn the kernel's warning (the case the opt-in
+# shm-hugepage-warnings rule is for; the shipped policy has it commented
+# out, so it keeps the mode; the thp and hugetlb mappings get no verdict:
+# the warning count is cumulative over the boot, so a decision there would
+# say nothing about them).
 # Environment ("_" in a list value stands for a space): B_MODES, B_MAPS, B_PROCS, B_REPS, B_SECS, B_SIZE (MiB).
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../pg/guest-lib.sh

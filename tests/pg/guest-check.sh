@@ -6,7 +6,8 @@
 #   - the preemption mode interfaces (sysfs /sys/kernel/preempt/mode, debugfs)
 #   - huge_pages=off with a large shared_buffers: the kernel's huge-page
 #     warning names postgres and its pid, the counter moves
-#   - preempt-policy decide (when /t/preempt-policy was packed)
+#   - preempt-policy (when /t/preempt-policy was packed): the shipped policy
+#     keeps lazy; with its opt-in rules in a drop-in it switches to none
 #   - pgbench simple-update and tpcb-like while the mode is switched at
 #     runtime: no failed transaction, balances consistent
 #   - clean shutdown, restart, balances unchanged
@@ -92,22 +93,43 @@ t_ok $r "vm.shmem_hugepage_warn_count moved ($c0 -> $c1)"
 
 # --- the policy ------------------------------------------------------------------
 if [ -x ./preempt-policy ]; then
-	mkdir -p /etc
-	# The shipped policy plus where this cluster lives: a config file
-	# replaces the built-in rules, so start from the shipped copy.
+	mkdir -p /etc/preempt-policy.d
+	# The shipped policy plus where this cluster lives (not under
+	# /etc/postgresql here).
 	{ cat ./preempt-policy.conf; echo "pgdata = $PGDATA"; } >/etc/preempt-policy.conf
+	before=$(cat "$SYSFS_MODE" 2>&1)
 	out=$(./preempt-policy decide 2>&1)
 	rc=$?
 	r=0
-	# The kernel warned (counter > 0): the shipped rules pick none.
-	[ $rc = 0 ] && printf '%s\n' "$out" | grep -q '^mode=none ' || r=1
-	t_ok $r "preempt-policy decide picks none after the kernel's warning (exit $rc)" "$out"
+	# The kernel warned and shared_buffers is in 4 KiB pages, but the
+	# shipped policy has no rule: the mode stays.
+	[ $rc = 0 ] && printf '%s\n' "$out" |
+		grep -q '^mode=keep (lazy) reason="no rule matched; default (/etc/preempt-policy.conf:[0-9]*)' || r=1
+	t_ok $r "preempt-policy decide keeps lazy with the shipped policy after the kernel's warning (exit $rc)" "$out"
 	t_diag "$out"
 	out=$(./preempt-policy apply 2>&1)
 	rc=$?
 	r=0
-	[ $rc = 0 ] && grep -q '(none)' /sys/kernel/preempt/mode || r=1
-	t_ok $r "preempt-policy apply switches to none (exit $rc, now: $(cat /sys/kernel/preempt/mode 2>&1))" "$out"
+	[ $rc = 0 ] && [ "$before" = "$(cat "$SYSFS_MODE" 2>&1)" ] &&
+		grep -q '(lazy)' "$SYSFS_MODE" || r=1
+	t_ok $r "preempt-policy apply without the opt-in keeps lazy (exit $rc, before: $before, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
+	# Opt in as the shipped file says: its commented rules, uncommented,
+	# in a drop-in.
+	sed -n 's/^#\(rule \)/\1/p' ./preempt-policy.conf >/etc/preempt-policy.d/50-postgresql.conf
+	out=$(./preempt-policy decide 2>&1)
+	rc=$?
+	r=0
+	# shared_buffers is below the 1GiB rule; the kernel warned (counter
+	# > 0), so the warning rule picks none.
+	[ $rc = 0 ] && printf '%s\n' "$out" |
+		grep -q '^mode=none reason="rule shm-hugepage-warnings (/etc/preempt-policy.d/50-postgresql.conf:2)' || r=1
+	t_ok $r "preempt-policy decide with the opt-in drop-in picks none after the kernel's warning (exit $rc)" "$out"
+	t_diag "$out"
+	out=$(./preempt-policy apply 2>&1)
+	rc=$?
+	r=0
+	[ $rc = 0 ] && grep -q '(none)' "$SYSFS_MODE" || r=1
+	t_ok $r "preempt-policy apply switches to none through the opt-in drop-in (exit $rc, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
 	t_diag "$out"
 	out=$(./preempt-policy --json decide 2>&1)
 	rc=$?
@@ -115,8 +137,13 @@ if [ -x ./preempt-policy ]; then
 	[ $rc = 0 ] && printf '%s' "$out" | grep -q '"mode"' || r=1
 	t_ok $r "preempt-policy --json decide names a mode" "$out"
 else
-	t_skip "preempt-policy decide" "no static $(uname -m) build packed"
-	t_skip "preempt-policy --json decide names a mode" "no static build"
+	for c in "decide keeps lazy with the shipped policy" \
+		"apply without the opt-in keeps lazy" \
+		"decide with the opt-in drop-in picks none" \
+		"apply switches to none through the opt-in drop-in" \
+		"--json decide names a mode"; do
+		t_skip "preempt-policy $c" "no static $(uname -m) build packed"
+	done
 fi
 
 # --- pgbench under runtime mode switches ---------------------------------------------

@@ -259,9 +259,9 @@ pg_bench_db() {
 }
 
 # policy_mode: the mode "./preempt-policy decide" picks now (for "keep",
-# the mode kept), with the shipped policy plus the cluster's PGDATA if there
-# is one (a config file replaces the built-in rules, so start from the
-# shipped copy); "-" without a packed tool or on failure
+# the mode kept), with the shipped policy (no rule: the PostgreSQL ones are
+# opt-in, so this judges keeping the mode) plus the cluster's PGDATA if
+# there is one; "-" without a packed tool or on failure
 policy_mode() {
 	[ -x ./preempt-policy ] || { echo -; return 0; }
 	mkdir -p /etc

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest side of "make run" (/t/run, busybox sh): PostgreSQL 15 with a large
-# shared_buffers, first without huge pages (the kernel's warning, the
-# policy's decision, applied), then with hugetlb pages reserved and
-# huge_pages=on. Progress goes to the console (stderr) with an @@run@@
+# shared_buffers, first without huge pages (the kernel's warning; the
+# built-in policy's decision, which keeps the mode; then the opt-in
+# PostgreSQL rules in a drop-in, applied), then with hugetlb pages
+# reserved and huge_pages=on. Progress goes to the console (stderr) with an @@run@@
 # marker, which the host follows live; results go to stdout as
 # "KEY VALUE..." lines, which the host turns into the report.
 #
@@ -12,18 +13,21 @@
 # - the real root of tests/run/mkpgroot.sh, booted through the dracut
 #   initramfs (tests/run/root-init starts this script): the root carries a
 #   Debian cluster, /etc/postgresql/15/main/postgresql.conf, with its
-#   shared_buffers and huge_pages = off, and a site policy; the initramfs
-#   already ran preempt-policy on it. The server is started from that
+#   shared_buffers and huge_pages = off, and no policy file; the
+#   initramfs already ran preempt-policy on it (the built-in policy). The server is started from that
 #   configuration directory, so the tool and the server read the same file.
 # - the rig's busybox initramfs with the PostgreSQL root fs appended
 #   (RUN_BOOT=rig): no cluster configuration yet; it is made here, in the
-#   data directory, and the policy is pointed at it.
+#   data directory, and /etc/preempt-policy.conf names it (pgdata only:
+#   no rule, as the built-in policy).
 #
 # Environment (kernel command line NAME=value): RUN_SB shared_buffers MB
 # (512; on the real root its postgresql.conf decides), RUN_SCALE pgbench
 # scale (10), RUN_C clients (8), RUN_J threads (2), RUN_T seconds per
 # pgbench run (20), RUN_BASELINE=1 also measures the kernel's default mode
-# before the policy is applied (1).
+# before the opt-in rules are applied (1), RUN_PGSHM the opt-in PostgreSQL
+# rule's threshold (1GiB, the shipped one; make run scales it to the
+# guest's RAM as it does shmem_hugepage_warn=).
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../pg/guest-lib.sh
 . ./guest-lib.sh
@@ -43,6 +47,7 @@ C=${RUN_C:-8}
 J=${RUN_J:-2}
 T=${RUN_T:-20}
 BASELINE=${RUN_BASELINE:-1}
+PGSHM=${RUN_PGSHM:-1GiB}
 HP=$((SB / 2 + 40))
 
 # bench NAME: pgbench simple-update, result line "bench NAME MODE TPS LAT FAILED"
@@ -84,14 +89,9 @@ fi
 if [ -n "${PGCONFDIR:-}" ]; then
 	echo "pgconf $PGCONF: $(grep -E '^(shared_buffers|huge_pages) ' "$PGCONF" | tr '\n' ' ')"
 else
-	# A policy file replaces the built-in rules: repeat them, and add
-	# the cluster, which is not under /etc/postgresql here.
-	cat >/etc/preempt-policy.conf <<EOF
-rule pg-shm-without-hugepages: pg_shm_without_hugepages >= 1GiB -> none
-rule shm-hugepage-warnings: shm_warn_count > 0 -> none
-default = keep
-pgdata = $PGDATA
-EOF
+	# The cluster is not under /etc/postgresql here: name it. No rule,
+	# as in the built-in policy.
+	echo "pgdata = $PGDATA" >/etc/preempt-policy.conf
 	pg_set shared_buffers "${SB}MB"
 	pg_set huge_pages off
 fi
@@ -121,8 +121,18 @@ if [ "$BASELINE" = 1 ]; then
 	fi
 	bench "default-mode"
 fi
+# The built-in policy: it keeps the mode.
 policy nohuge
-bench "policy-mode"
+# Opt in as the shipped preempt-policy.conf says: its two PostgreSQL rules
+# in a drop-in, the first one's threshold scaled to the guest.
+mkdir -p /etc/preempt-policy.d
+cat >/etc/preempt-policy.d/50-postgresql.conf <<EOF
+rule pg-shm-without-hugepages: pg_shm_without_hugepages >= $PGSHM -> none
+rule shm-hugepage-warnings: shm_warn_count > 0 -> none
+EOF
+sed 's/^/optin_rule /' /etc/preempt-policy.d/50-postgresql.conf
+policy optin
+bench "optin-mode"
 pg_stop fast
 
 # --- phase 2: hugetlb ------------------------------------------------------------------

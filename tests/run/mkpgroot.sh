@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkpgroot.sh ARCH BINARY SB_MB MIN_SHM
+# mkpgroot.sh ARCH BINARY SB_MB
 # Build (or reuse) the real root file system "make run" boots into: an ext4
 # image (mke2fs -d, no root privileges needed) for virtio-blk with
 # - PostgreSQL 15 and pgbench for ARCH (tests/pg/mkrootfs.sh's root fs),
@@ -9,24 +9,22 @@
 # - a Debian-layout cluster, /etc/postgresql/15/main/postgresql.conf, with
 #   shared_buffers = SB_MB MB and huge_pages = off (the data directory is
 #   created by initdb in the guest),
-# - the site policy /etc/preempt-policy.conf, whose PostgreSQL threshold is
-#   MIN_SHM (a policy size, e.g. 256M): the guest's buffer pool is far
-#   below the built-in 1 GiB, so the policy is scaled to the guest as the
-#   kernel's shmem_hugepage_warn= is,
+# - no preempt-policy.conf: the boot uses the built-in policy, which keeps
+#   the kernel's mode (the guest script opts in later, to show both),
 # - preempt-policy (the static BINARY) in /usr/sbin and the guest script
 #   (tests/run/guest-main.sh, tests/pg/guest-lib.sh) in
 #   /usr/local/lib/preempt-run.
 # Prints the image's path. The guest writes to its root, so boot a copy.
 #
 # Cached in $PREEMPT_CACHE/pgroot/ARCH, keyed by every input (the root
-# fs's own key, busybox, the scripts, BINARY, SB_MB, MIN_SHM and this
-# script): rebuilt only when one of them changes.
+# fs's own key, busybox, the scripts, BINARY, SB_MB and this script):
+# rebuilt only when one of them changes.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/rig/lib.sh"
 
-[ $# -eq 4 ] || die "usage: mkpgroot.sh ARCH BINARY SB_MB MIN_SHM"
-arch=$1 bin=$2 sb=$3 minshm=$4
+[ $# -eq 3 ] || die "usage: mkpgroot.sh ARCH BINARY SB_MB"
+arch=$1 bin=$2 sb=$3
 case "$arch" in
 arm64 | x86_64) ;;
 *) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
@@ -34,13 +32,6 @@ esac
 [ -x "$bin" ] || die "no preempt-policy binary '$bin'"
 case "$sb" in
 '' | *[!0-9]*) die "shared_buffers '$sb' is not a number of MB" ;;
-esac
-case "$minshm" in
-[0-9]*[KMGT] | [0-9]*[KMGT]iB) ;;
-*) die "threshold '$minshm' is not a size like 256M or 1GiB" ;;
-esac
-case "${minshm%%[KMGTi]*}" in
-*[!0-9]*) die "threshold '$minshm' is not a size like 256M or 1GiB" ;;
 esac
 
 cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
@@ -59,7 +50,7 @@ done
 key=$( {
 	cat "${pgrootfs%/*}/key" "$0" "$here/root-init" "$here/guest-main.sh" \
 		"$top/tests/pg/guest-lib.sh" "$bin"
-	echo "$bb $sb $minshm"
+	echo "$bb $sb"
 } | sha256sum | cut -c1-16)
 if [ -f "$out/root.img" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
 	printf '%s\n' "$out/root.img"
@@ -98,13 +89,6 @@ hba_file = '/var/lib/postgresql/15/main/pg_hba.conf'
 ident_file = '/var/lib/postgresql/15/main/pg_ident.conf'
 shared_buffers = ${sb}MB
 huge_pages = off
-EOF
-cat >"$root/etc/preempt-policy.conf" <<EOF
-# Site policy of the "make run" guest: the built-in rules, with the
-# PostgreSQL threshold scaled from 1 GiB to the guest's RAM.
-rule guest-pg-shm: pg_shm_without_hugepages >= $minshm -> none
-rule shm-hugepage-warnings: shm_warn_count > 0 -> none
-default = keep
 EOF
 echo guest >"$root/etc/hostname"
 

@@ -41,6 +41,18 @@ else
 	diag "missing: $missing"
 fi
 
+# The boot cases opt in to the PostgreSQL rules the way the shipped
+# policy's comment says: its commented "#rule" lines, uncommented, in a
+# drop-in of the guest root (fixture pg-optin).
+want=$(sed -n 's/^#\(rule \)/\1/p' policy/preempt-policy.conf)
+got=$(grep '^rule ' $T/roots/pg-optin/etc/preempt-policy.d/50-postgresql.conf)
+if [ -n "$want" ] && [ "$got" = "$want" ]; then
+	ok "the guest root's opt-in drop-in holds the shipped policy's commented rules"
+else
+	not_ok "the guest root's opt-in drop-in differs from the shipped policy's commented rules"
+	diag "drop-in: $got" "shipped: $want"
+fi
+
 # make install lays the files out where dracut, systemd and
 # initramfs-tools look (their directories from pkg-config, whatever
 # PREFIX says), with the paths filled in.
@@ -283,16 +295,24 @@ assert_case() {
 
 # The cases: NAME VARIANT ROOT-FIXTURE APPEND MODE STATUS LOG-REGEX...
 # (a tab separates fields; the regexes are one field, '|' between them).
-cases="picks-none	patched	pg-big	-	none	0	switched from lazy to none: rule initrd-pg-shm|using the initramfs copy
+# The built-in policy has no rule, so a switch to none needs the root to
+# opt in (picks-none: a drop-in in its /etc/preempt-policy.d), or a policy
+# copy in the initramfs that does (tests/initrd/initrd-conf, rule
+# initrd-pg-shm; used where the root has no policy: sysctl-pool,
+# unpatched-kernel).
+cases="picks-none	patched	pg-optin	-	none	0	switched from lazy to none: rule pg-shm-without-hugepages (/sysroot/etc/preempt-policy.d/50-postgresql.conf:4)
 keeps-default	patched	empty	-	lazy	0	keeping lazy: no rule matched
-sysctl-pool	patched	pg-sysctl	-	lazy	0	keeping lazy: no rule matched.*hugetlb pool predicted from /etc/sysctl.d/30-pg.conf:2 (2MiB: 4200 pages, live 0)
+sysctl-pool	patched	pg-sysctl	-	lazy	0	keeping lazy: no rule matched.*hugetlb pool predicted from /etc/sysctl.d/30-pg.conf:2 (2MiB: 4200 pages, live 0)|using the initramfs copy
 admin-full-wins	patched	pg-big	preempt=full	full	admin	preempt=full on the command line is the admin's choice; not run
 policy-off	patched	pg-big	preempt.policy=off	lazy	off	disabled by preempt.policy=off; not run
 policy-list-off	patched	pg-big	preempt.policy=debug,off	lazy	off	disabled by preempt.policy=debug,off; not run
 broken-config	patched	bad-policy	-	lazy	2	unknown fact|bad input (exit 2)
-unpatched-kernel	base	pg-big	-	lazy	3	cannot apply none|kernel cannot switch to the chosen mode
+unpatched-kernel	base	pg-big	-	lazy	3	cannot apply none|kernel cannot switch to the chosen mode|using the initramfs copy
 root-policy-wins-debug	base	force-full	preempt.policy=debug	full	0	switched from lazy to full: rule site-full|current mode:"
-arm64_faults="tool-crash	base	pg-big	pp_fault=crash	lazy	139	crashed (signal 11)
+# The built-in policy itself: no copy in the initramfs and none on the
+# root, an 8GB cluster in 4 KiB pages: the kernel keeps lazy.
+arm64_only="builtin-keeps	patched	pg-big	pp_initrd_policy=no	lazy	0	keeping lazy: no rule matched; default (built-in:5)
+tool-crash	base	pg-big	pp_fault=crash	lazy	139	crashed (signal 11)
 tool-hang	base	pg-big	pp_fault=hang	lazy	142	timed out after 3 s and was killed
 initramfs-tools-unpatched	base	pg-big	pp_flavour=initramfs-tools	lazy	3	cannot apply none|kernel cannot switch to the chosen mode
 initramfs-tools-root-policy	base	force-full	pp_flavour=initramfs-tools	full	0	switched from lazy to full: rule site-full
@@ -396,7 +416,7 @@ else
 		"$g/init-bottom-preempt-policy"
 	cp -a $T/roots $T/initrd-conf "$g/"
 	run_cases arm64 boot_busybox "$cases
-$arm64_faults"
+$arm64_only"
 
 	# And a real arm64 dracut initramfs: dracut --sysroot with arm64
 	# Debian packages, libraries found by cross-ldd.sh (mkdracut.sh).

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # PostgreSQL 15 in an arm64 guest on the patched kernel: the huge-page
-# warning for its shared_buffers, preempt-policy decide, pgbench while the
+# warning for its shared_buffers, preempt-policy (the shipped policy keeps
+# lazy; apply switches to none once a drop-in opts in), pgbench while the
 # preemption mode is switched at runtime, consistent balances across a clean
 # restart, and huge_pages=on without a warning. The guest prints the TAP
 # (tests/pg/guest-check.sh); this side builds what the guest needs and
