@@ -28,17 +28,29 @@
 # guest code after the kernel patches its text under multi-threaded TCG.
 # Environment: RIG_QEMU_AARCH64, RIG_QEMU_X86_64 another emulator to run
 # (for example the host's qemu-system-aarch64).
-# Exit status: the guest script's; 124 timeout; 125 no status came back
-# (crash, panic, rig failure); 126 the guest passed but the kernel log has
-# a splat (WARNING, BUG, KASAN, lockdep, ...).
+# Exit status (the verdicts of tests/lib/vm.sh): 0 pass; 1-119 the guest
+# script's own failure (a status above 119 is reported as 119); 120 the rig
+# could not start the guest; 124 timeout; 125 no status came back (crash,
+# panic, lost port); 126 the guest passed but the kernel log has a splat
+# (WARNING, BUG, KASAN, lockdep, ...).
 set -eu
 rig=$(cd "$(dirname "$0")" && pwd)
 . "$rig/lib.sh"
+
+# A rig error must not look like a guest that failed its checks.
+die() {
+	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+	exit 120
+}
 
 arch='' kernel='' append='' timeout=300 smp=2 mem=1024 icount='' initrd=''
 extra='' disk='' diskcache='' log=''
 
 while [ $# -gt 0 ]; do
+	case "$1" in
+	--icount | --) ;;
+	-*) [ $# -ge 2 ] || die "option $1 needs a value" ;;
+	esac
 	case "$1" in
 	--arch) arch=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
@@ -62,17 +74,19 @@ testdir=${1:-}
 [ -f "$kernel" ] || die "no kernel image '$kernel'"
 [ -n "$initrd" ] || [ -d "$testdir" ] || die "no test directory '$testdir'"
 
-work=$(mktemp -d)
+[ -f "$initrd" ] || [ -z "$initrd" ] || die "no initramfs '$initrd'"
+work=$(mktemp -d) || die "mktemp failed"
 trap 'rm -rf "$work"' EXIT
 [ -n "$log" ] || log=$work/console.log
 out=$work/port.out
 : >"$out"
 
 if [ -z "$initrd" ]; then
-	"$rig/mkinitramfs.sh" "$arch" "$work/initrd.cpio" "$testdir"
+	"$rig/mkinitramfs.sh" "$arch" "$work/initrd.cpio" "$testdir" ||
+		die "could not build the initramfs (mkinitramfs.sh $arch)"
 	initrd=$work/initrd.cpio
 	if [ -n "$extra" ]; then
-		cat "$extra" >>"$initrd"
+		cat "$extra" >>"$initrd" || die "could not append '$extra' to the initramfs"
 	fi
 fi
 
@@ -143,5 +157,9 @@ if [ "$status" -eq 0 ] && grep -Eq "$splat" "$log"; then
 	note "the guest passed but the kernel log has a splat:"
 	grep -E -m 5 -A 8 "$splat" "$log" >&2
 	exit 126
+fi
+if [ "$status" -gt 119 ]; then
+	note "the guest script exited $status; reported as 119 (120-126 are the rig's)"
+	exit 119
 fi
 exit "$status"

@@ -5,6 +5,7 @@
 # preempt=none: that is the regression this project exists for.
 . tests/lib/common.sh
 . tests/lib/boot.sh
+. tests/lib/vm.sh
 
 for arch in arm64 x86_64; do
 	for variant in base $(check_variant "$arch"); do
@@ -21,11 +22,18 @@ for arch in arm64 x86_64; do
 				diag "$report"
 			fi
 		else
-			not_ok "$arch $variant boots"
+			rc=$?
+			not_ok "$arch $variant boots (verdict $(vm_verdict "$rc"), exit $rc)"
 			diag "$report"
 			continue
 		fi
-		report=$(boot_report "$arch" "$variant" "preempt=none")
+		rc=0
+		report=$(boot_report "$arch" "$variant" "preempt=none") || rc=$?
+		if [ "$rc" -ne 0 ]; then
+			not_ok "$arch $variant boots with preempt=none (verdict $(vm_verdict "$rc"), exit $rc)"
+			diag "$report"
+			continue
+		fi
 		mode=$(current_mode "$report")
 		case "$variant" in
 		base)

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Self-tests of the VM layer: a checker that cannot fail proves nothing.
+# tests/rig/fake-qemu stands in for QEMU and plays each kind of guest
+# (passing, failing, crashed, hung, splatting), so that every verdict of
+# guest-run.sh (tests/lib/vm.sh) is produced and then shown to fail a real
+# suite: 60-hugewarn, run through check.sh on arm64 against a throwaway
+# cache whose kernel images are empty files. No kernel is built or booted.
+. tests/lib/common.sh
+. tests/lib/vm.sh
+
+fake=$RIG/fake-qemu
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/kernel"
+: >"$tmp/initrd"
+
+# launch FAKE_GUEST TIMEOUT [GUEST-RUN ARGS...]: guest-run.sh's exit status
+# with fake-qemu playing FAKE_GUEST; its stdout in $tmp/out.
+launch() {
+	l_guest=$1 l_timeout=$2
+	shift 2
+	l_rc=0
+	FAKE_GUEST=$l_guest RIG_QEMU_AARCH64=$fake "$RIG/guest-run.sh" --arch arm64 \
+		--timeout "$l_timeout" "$@" >"$tmp/out" 2>"$tmp/err" || l_rc=$?
+	echo "$l_rc"
+}
+
+# verdict DESC WANT FAKE_GUEST TIMEOUT [GUEST-RUN ARGS...]
+verdict() {
+	v_desc=$1 v_want=$2
+	shift 2
+	v_rc=$(launch "$@")
+	v_got=$(vm_verdict "$v_rc")
+	if [ "$v_got" = "$v_want" ]; then
+		ok "guest-run: $v_desc: verdict $v_want (exit $v_rc)"
+	else
+		not_ok "guest-run: $v_desc: verdict $v_got (exit $v_rc), want $v_want"
+		diag "$(tail -n 10 "$tmp/err")"
+	fi
+}
+
+img="--kernel $tmp/kernel --initrd $tmp/initrd"
+# shellcheck disable=SC2086 # $img is two options and their values
+{
+	verdict "guest script exits 0" pass pass 20 $img
+	verdict "guest script exits 1" fail fail 20 $img
+	verdict "guest script exits 200 (reported as 119)" fail status=200 20 $img
+	verdict "guest passes, WARNING in the kernel log" splat splat 20 $img
+	verdict "guest panics before its status" nostatus nostatus 20 $img
+	verdict "QEMU killed by timeout(1)" timeout killed 20 $img
+	verdict "guest hangs past --timeout 2" timeout hang 2 $img
+	verdict "guest hangs and ignores SIGTERM (SIGKILL after 5 s)" timeout hang-noterm 1 $img
+	verdict "no kernel image" error pass 20 --kernel "$tmp/none" --initrd "$tmp/initrd"
+	verdict "an option without its value" error pass 20 $img --smp
+	verdict "no initramfs file" error pass 20 --kernel "$tmp/kernel" --initrd "$tmp/none"
+}
+# shellcheck disable=SC2086
+launch pass 20 $img >/dev/null
+if grep -qx 'ok 1 - fake check' "$tmp/out" && ! grep -q 'rig-exit-status' "$tmp/out"; then
+	ok "guest-run: the guest's output comes through, the status line does not"
+else
+	not_ok "guest-run: the guest's output comes through, the status line does not"
+	diag "$(cat "$tmp/out")"
+fi
+for rc in 0 1 119 120 121 124 125 126 127 255 x ''; do
+	printf '%s=%s ' "$rc" "$(vm_verdict "$rc")"
+done >"$tmp/table"
+check "vm_verdict: 0 pass, 1-119 fail, 124-126 timeout/nostatus/splat, the rest error" \
+	test "$(cat "$tmp/table")" = \
+	"0=pass 1=fail 119=fail 120=error 121=error 124=timeout 125=nostatus 126=splat 127=error 255=error x=error =error "
+
+# A suite under each verdict: 60-hugewarn with empty "kernels" in a
+# throwaway cache (busybox comes from the real one).
+cache=$tmp/cache
+for v in base patched; do
+	mkdir -p "$cache/obj/arm64-$v/arch/arm64/boot"
+	: >"$cache/obj/arm64-$v/arch/arm64/boot/Image"
+done
+mkdir -p "$CACHE/debs"
+ln -s "$CACHE/debs" "$cache/debs"
+
+# suite_result FAKE_GUEST FAKE_BASE: "P F S" of 60-hugewarn's summary line.
+suite_result() {
+	FAKE_GUEST=$1 FAKE_BASE=$2 RIG_QEMU_AARCH64=$fake PREEMPT_CACHE=$cache \
+		BUILD=$tmp/build HUGEWARN_ARCHES=arm64 \
+		sh tests/check.sh tests/suites/60-hugewarn.sh 2>&1 |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p'
+}
+
+# expect_suite DESC WANT FAKE_GUEST FAKE_BASE: WANT green (no failure, some
+# passes) or red (at least one failure).
+expect_suite() {
+	es_res=$(suite_result "$3" "$4")
+	es_fail=$(echo "$es_res" | cut -d' ' -f2)
+	es_pass=$(echo "$es_res" | cut -d' ' -f1)
+	case "$2:${es_fail:-none}" in
+	green:0) [ "$es_pass" -gt 0 ] && es_ok=1 || es_ok= ;;
+	red:none | red:0 | green:*) es_ok= ;;
+	red:*) es_ok=1 ;;
+	esac
+	if [ -n "$es_ok" ]; then
+		ok "60-hugewarn is $2 when $1 (passed, failed, skipped: ${es_res})"
+	else
+		not_ok "60-hugewarn is $2 when $1 (got passed, failed, skipped: '${es_res}')"
+	fi
+}
+
+expect_suite "the patched guest passes and the unpatched one fails its checks" green pass fail
+expect_suite "the patched guest passes but splats" red splat fail
+expect_suite "the patched guest loses its status" red nostatus fail
+expect_suite "the patched guest times out" red killed fail
+expect_suite "the patched guest prints only ok lines and exits 200" red status=200 fail
+expect_suite "the unpatched guest passes" red pass pass
+expect_suite "the unpatched guest crashes (no status)" red pass nostatus
+expect_suite "the unpatched guest times out" red pass killed
+expect_suite "the unpatched guest splats" red pass splat
+expect_suite "the unpatched guest exits 3 without a failed test" red pass status=3
