@@ -189,7 +189,7 @@ END {
 	per_mode_table("faultcost", "ns_per_fault", "ns/fault",
 		"A first-touch fault alone, guest ns per 4 KiB page (ovh-bench fault 32, -icount)")
 	per_mode_table("pgbench", "ns_per_txn", "ns/transaction",
-		"pgbench simple-update, guest time per transaction (QEMU -icount)")
+		"pgbench simple-update, guest time per transaction (QEMU -icount; a boot of its own, x86_64 with tsc=reliable)")
 	# gnuplot: one block per arch x vCPUs, the anon (4 KiB) cells
 	nb = 0
 	for (i = 1; i <= ncell; i++) {

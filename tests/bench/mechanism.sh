@@ -29,6 +29,7 @@
 # "lazy:anon:off"), MECH_OUT (output directory), MECH_REPS (5),
 # MECH_SECS guest seconds per run (0.5), MECH_SIZE MiB (64), MECH_PG_T
 # pgbench transactions per client, 0 for none (300), MECH_PG_C clients (4).
+# The pgbench cells boot on their own (pg_clock below).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -103,88 +104,117 @@ guest_dir() { # ARCH: test directory with the guest script and static tools
 	printf '%s' "$gd"
 }
 
+# pg_clock ARCH: kernel arguments for the pgbench boots. pgbench times
+# transactions with the guest's clock; an x86_64 guest under -icount drops
+# the TSC and runs on refined-jiffies (4 ms steps, low-resolution timers),
+# where lazy and none came out identical to the last digit in a trial run.
+# tsc=reliable keeps the TSC (tsc-early/tsc, high-resolution timers). The
+# slock-bench cells keep the plain boot their published numbers came from,
+# so pgbench cells boot on their own.
+pg_clock() {
+	case "$1" in
+	x86_64) echo tsc=reliable ;;
+	esac
+}
+
+# run_boot ARCH VCPUS KERNEL GUEST-DIR APPEND CELL...: one deterministic
+# boot measuring CELLs, each run into its cell file.
+run_boot() {
+	rb_arch=$1 rb_vcpus=$2 rb_kernel=$3 rb_gdir=$4 rb_append=$5
+	shift 5
+	rb_pg=0
+	for c in "$@"; do
+		case "$c" in *:pgbench:*) rb_pg=1 ;; esac
+	done
+	image=$(kernel_image "$rb_arch" "$rb_kernel")
+	if [ ! -f "$image" ]; then
+		step "building the $rb_arch $rb_kernel kernel (make kernel-$rb_arch-$rb_kernel)"
+		make -s "kernel-$rb_arch-$rb_kernel" || fail "kernel build failed"
+	fi
+	extra=
+	if [ "$rb_pg" = 1 ]; then
+		extra=$(tests/pg/mkrootfs.sh "$rb_arch") || fail "mkrootfs.sh $rb_arch failed"
+	fi
+	cl=$(printf '%s' "$*" | tr ' ' _)
+	step "$rb_arch $rb_vcpus vCPUs $rb_kernel: $# cells x $reps runs (-icount${rb_append:+, $rb_append})"
+	log=$out/$rb_arch-$rb_vcpus-$rb_kernel
+	[ "$rb_pg" = 0 ] || log=$log-pg
+	rc=0
+	guest_live "$log.out" "$log.console" --arch "$rb_arch" --kernel "$image" \
+		--smp "$rb_vcpus" --mem 1536 --icount --timeout 10800 \
+		${extra:+--extra-initrd "$extra"} \
+		--append "${rb_append:+$rb_append }B_CELLS=$cl B_REPS=$reps B_SECS=$secs B_SIZE=$size B_PG_T=$pg_t B_PG_C=$pg_c" \
+		"$rb_gdir" || rc=$?
+	grep -E '^(kernel|build|boot_mode|modes|hugepages|error) ' "$log.out" |
+		sed 's/^/    /'
+	if grep -q '^error ' "$log.out"; then
+		fail "$rb_arch $rb_vcpus $rb_kernel: the guest reported errors (above; $log.console)"
+	fi
+	[ "$rc" = 0 ] || fail "$rb_arch $rb_vcpus $rb_kernel: guest failed (exit $rc), see $log.console"
+	# mech MODE MEM RSEQ REP JSON -> one normalised line per run,
+	# KEY=VALUE for the numbers of slock-bench's JSON (keys are
+	# unique in it), into the cell's file
+	awk -v a="$rb_arch" -v v="$rb_vcpus" -v k="$rb_kernel" -v d="$cells" '
+	$1 == "mech" && $5 != "warmup" {
+		f = d "/" a "-" v "-" k "-" $2 "-" $3 "-" $4 ".txt"
+		line = "mech " a " " v " " k " " $2 " " $3 " " $4 " " $5
+		n = split("acq_per_sec spins_per_acq contended_pct in_kernel_pm " \
+			"at_return_pm at_return_fault_pm at_return_irq_pm blocked_pm " \
+			"in_kernel at_return at_return_fault at_return_irq " \
+			"at_return_other blocked not_holding events no_stack lost " \
+			"minflt nivcsw huge_kb slice_granted slice_yielded", K, " ")
+		for (i = 1; i <= n; i++)
+			if (match($0, "\"" K[i] "\":[-0-9.]+")) {
+				kv = substr($0, RSTART + 1, RLENGTH - 1)
+				sub(/":/, "=", kv)
+				line = line " " kv
+			}
+		print line >>f
+		close(f)
+	}' "$log.out"
+	awk -v a="$rb_arch" -v v="$rb_vcpus" -v k="$rb_kernel" -v d="$cells" '$1 == "mechfault" {
+		f = d "/" a "-" v "-" k "-" $2 "-faultcost-off.txt"
+		print "mech", a, v, k, $2, "faultcost off", $3, "ns_per_fault=" $4 >>f
+		close(f) }' "$log.out"
+	awk -v a="$rb_arch" -v v="$rb_vcpus" -v k="$rb_kernel" -v d="$cells" '$1 == "mechpg" && $3 != "warmup" {
+		f = d "/" a "-" v "-" k "-" $2 "-pgbench-off.txt"
+		print "mech", a, v, k, $2, "pgbench off", $3, "ns_per_txn=" $4 >>f
+		close(f) }' "$log.out"
+	for c in "$@"; do
+		f=$(cell_file "$rb_arch" "$rb_vcpus" "$rb_kernel" "$c")
+		n=0
+		[ ! -f "$f" ] || n=$(wc -l <"$f")
+		[ "$n" -ge "$reps" ] ||
+			fail "$rb_arch $rb_vcpus $rb_kernel: cell $c has $n of $reps runs (see $log.out)"
+	done
+}
+
 started=$(date +%s)
 for arch in $arches; do
 	gdir=$(guest_dir "$arch")
-	rootfs=
 	for kernel in $kernels; do
 		for vcpus in $vcpus_list; do
-			todo=
-			need_pg=0
+			todo='' todo_pg=''
 			for c in $(cells_of "$arch" "$kernel"); do
 				f=$(cell_file "$arch" "$vcpus" "$kernel" "$c")
 				n=0
 				[ ! -f "$f" ] || n=$(wc -l <"$f")
 				[ "$n" -ge "$reps" ] && continue
 				rm -f "$f"
-				todo="$todo $c"
-				case "$c" in *:pgbench:*) need_pg=1 ;; esac
+				case "$c" in
+				*:pgbench:*) todo_pg="$todo_pg $c" ;;
+				*) todo="$todo $c" ;;
+				esac
 			done
-			if [ -z "$todo" ]; then
+			if [ -z "$todo$todo_pg" ]; then
 				step "$arch $vcpus vCPUs $kernel: done before, skipped"
 				continue
 			fi
-			image=$(kernel_image "$arch" "$kernel")
-			if [ ! -f "$image" ]; then
-				step "building the $arch $kernel kernel (make kernel-$arch-$kernel)"
-				make -s "kernel-$arch-$kernel" || fail "kernel build failed"
-			fi
-			if [ "$need_pg" = 1 ] && [ -z "$rootfs" ]; then
-				rootfs=$(tests/pg/mkrootfs.sh "$arch") || fail "mkrootfs.sh $arch failed"
-			fi
-			cl=$(printf '%s' "${todo# }" | tr ' ' _)
-			extra=
-			[ "$need_pg" = 0 ] || extra=$rootfs
-			step "$arch $vcpus vCPUs $kernel:$(echo "$todo" | wc -w) cells x $reps runs (-icount)"
-			log=$out/$arch-$vcpus-$kernel
-			rc=0
-			guest_live "$log.out" "$log.console" --arch "$arch" --kernel "$image" \
-				--smp "$vcpus" --mem 1536 --icount --timeout 10800 \
-				${extra:+--extra-initrd "$extra"} \
-				--append "B_CELLS=$cl B_REPS=$reps B_SECS=$secs B_SIZE=$size B_PG_T=$pg_t B_PG_C=$pg_c" \
-				"$gdir" || rc=$?
-			grep -E '^(kernel|build|boot_mode|modes|hugepages|error) ' "$log.out" |
-				sed 's/^/    /'
-			if grep -q '^error ' "$log.out"; then
-				fail "$arch $vcpus $kernel: the guest reported errors (above; $log.console)"
-			fi
-			[ "$rc" = 0 ] || fail "$arch $vcpus $kernel: guest failed (exit $rc), see $log.console"
-			# mech MODE MEM RSEQ REP JSON -> one normalised line per run,
-			# KEY=VALUE for the numbers of slock-bench's JSON (keys are
-			# unique in it), into the cell's file
-			awk -v a="$arch" -v v="$vcpus" -v k="$kernel" -v d="$cells" '
-			$1 == "mech" && $5 != "warmup" {
-				f = d "/" a "-" v "-" k "-" $2 "-" $3 "-" $4 ".txt"
-				line = "mech " a " " v " " k " " $2 " " $3 " " $4 " " $5
-				n = split("acq_per_sec spins_per_acq contended_pct in_kernel_pm " \
-					"at_return_pm at_return_fault_pm at_return_irq_pm blocked_pm " \
-					"in_kernel at_return at_return_fault at_return_irq " \
-					"at_return_other blocked not_holding events no_stack lost " \
-					"minflt nivcsw huge_kb slice_granted slice_yielded", K, " ")
-				for (i = 1; i <= n; i++)
-					if (match($0, "\"" K[i] "\":[-0-9.]+")) {
-						kv = substr($0, RSTART + 1, RLENGTH - 1)
-						sub(/":/, "=", kv)
-						line = line " " kv
-					}
-				print line >>f
-				close(f)
-			}' "$log.out"
-			awk -v a="$arch" -v v="$vcpus" -v k="$kernel" -v d="$cells" '$1 == "mechfault" {
-				f = d "/" a "-" v "-" k "-" $2 "-faultcost-off.txt"
-				print "mech", a, v, k, $2, "faultcost off", $3, "ns_per_fault=" $4 >>f
-				close(f) }' "$log.out"
-			awk -v a="$arch" -v v="$vcpus" -v k="$kernel" -v d="$cells" '$1 == "mechpg" && $3 != "warmup" {
-				f = d "/" a "-" v "-" k "-" $2 "-pgbench-off.txt"
-				print "mech", a, v, k, $2, "pgbench off", $3, "ns_per_txn=" $4 >>f
-				close(f) }' "$log.out"
-			for c in $todo; do
-				f=$(cell_file "$arch" "$vcpus" "$kernel" "$c")
-				n=0
-				[ ! -f "$f" ] || n=$(wc -l <"$f")
-				[ "$n" -ge "$reps" ] ||
-					fail "$arch $vcpus $kernel: cell $c has $n of $reps runs (see $log.out)"
-			done
+			# shellcheck disable=SC2086 # cell lists: one word per cell
+			[ -z "$todo" ] || run_boot "$arch" "$vcpus" "$kernel" "$gdir" "" $todo
+			# shellcheck disable=SC2086
+			[ -z "$todo_pg" ] ||
+				run_boot "$arch" "$vcpus" "$kernel" "$gdir" "$(pg_clock "$arch")" $todo_pg
 		done
 	done
 done
