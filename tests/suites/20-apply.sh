@@ -22,13 +22,13 @@ else
 fi
 # Every patch file in patches/ is listed, so none is silently left out.
 unlisted=
-for p in patches/[0-9]*.patch; do
+for p in patches/[0-9]*.patch patches/*/[0-9]*.patch; do
 	[ -e "$p" ] || continue
 	case "$(basename "$p")" in
 	0000-*) continue ;;
 	esac
-	grep -q "^$(basename "$p")\([[:space:]]\|$\)" patches/series ||
-		unlisted="$unlisted $(basename "$p")"
+	grep -q "^${p#patches/}\([[:space:]]\|$\)" patches/series ||
+		unlisted="$unlisted ${p#patches/}"
 done
 if [ -z "$unlisted" ]; then
 	ok "every patch file is listed in patches/series"
