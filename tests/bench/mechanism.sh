@@ -133,7 +133,12 @@ run_boot() {
 	fi
 	extra=
 	if [ "$rb_pg" = 1 ]; then
-		extra=$(tests/pg/mkrootfs.sh "$rb_arch") || fail "mkrootfs.sh $rb_arch failed"
+		# Once per arch (rootfs is reset there): the lookup alone takes
+		# seconds even when the image is cached.
+		if [ -z "$rootfs" ]; then
+			rootfs=$(tests/pg/mkrootfs.sh "$rb_arch") || fail "mkrootfs.sh $rb_arch failed"
+		fi
+		extra=$rootfs
 	fi
 	cl=$(printf '%s' "$*" | tr ' ' _)
 	step "$rb_arch $rb_vcpus vCPUs $rb_kernel: $# cells x $reps runs (-icount${rb_append:+, $rb_append})"
@@ -192,6 +197,7 @@ run_boot() {
 started=$(date +%s)
 for arch in $arches; do
 	gdir=$(guest_dir "$arch")
+	rootfs=
 	for kernel in $kernels; do
 		for vcpus in $vcpus_list; do
 			todo='' todo_pg=''
