@@ -58,8 +58,8 @@ seed-tree: $(BUILD)/pristine.path
 # built in, not dynamic), seeddyn (the same tree, PREEMPT_DYNAMIC booting
 # in none).
 FRAGS_base = configs/qemu-common.config configs/qemu-$(1).config
-FRAGS_patched = $(FRAGS_base)
-FRAGS_debug = $(FRAGS_base) configs/qemu-debug.config configs/qemu-kasan.config
+FRAGS_patched = $(FRAGS_base) configs/qemu-patched.config
+FRAGS_debug = $(FRAGS_patched) configs/qemu-debug.config configs/qemu-kasan.config
 FRAGS_seed = $(FRAGS_base) configs/qemu-seed.config
 FRAGS_seeddyn = $(FRAGS_base) configs/qemu-seeddyn.config
 # Expanded when a recipe runs, after pristine.path has been made.

@@ -73,8 +73,8 @@ pp_forward() {
 	return 0
 }
 
-# pp_read_mode: set _pp_mode to the running mode (the word in
-# parentheses), or "unknown". Shell built-ins only: each fork costs about
+# pp_read_mode: set _pp_mode to the running mode (the word in brackets
+# in sysfs, in parentheses in debugfs), or "unknown". Shell built-ins only: each fork costs about
 # a millisecond in a small guest, and this runs on every boot.
 pp_read_mode() {
 	_pp_mode=unknown
@@ -84,6 +84,11 @@ pp_read_mode() {
 		_pp_line=
 		IFS= read -r _pp_line 2>/dev/null <"$_pp_f"
 		case "$_pp_line" in
+		*"["[a-z]*"]"*)
+			_pp_line=${_pp_line#*"["}
+			_pp_mode=${_pp_line%%"]"*}
+			return 0
+			;;
 		*"("[a-z]*")"*)
 			_pp_line=${_pp_line#*"("}
 			_pp_mode=${_pp_line%%")"*}

@@ -50,6 +50,7 @@ int parse_mode_list(const char *text, size_t len, struct mode_list *out)
 		len--;
 	while (i < len) {
 		bool current = false;
+		char close = ')';
 		size_t start;
 		int mode;
 
@@ -57,8 +58,10 @@ int parse_mode_list(const char *text, size_t len, struct mode_list *out)
 			i++;
 			continue;
 		}
-		if (text[i] == '(') {
+		/* sysfs marks the current mode [so], debugfs (so). */
+		if (text[i] == '(' || text[i] == '[') {
 			current = true;
+			close = text[i] == '(' ? ')' : ']';
 			i++;
 		}
 		start = i;
@@ -68,7 +71,7 @@ int parse_mode_list(const char *text, size_t len, struct mode_list *out)
 			return -EINVAL;
 		mode = mode_from_span(text + start, i - start);
 		if (current) {
-			if (i >= len || text[i] != ')')
+			if (i >= len || text[i] != close)
 				return -EINVAL;
 			i++;
 		}

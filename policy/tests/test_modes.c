@@ -13,7 +13,7 @@ static void test_patched_sysfs(void **state)
 	struct mode_list ml;
 	char buf[64];
 
-	assert_int_equal(parse("none voluntary full (lazy)\n", &ml), 0);
+	assert_int_equal(parse("none voluntary full [lazy]\n", &ml), 0);
 	assert_int_equal(ml.current, MODE_LAZY);
 	assert_true(mode_available(&ml, MODE_NONE));
 	assert_true(mode_available(&ml, MODE_VOLUNTARY));
@@ -58,6 +58,11 @@ static void test_rejects(void **state)
 	assert_int_not_equal(parse("none,full", &ml), 0);
 	assert_int_not_equal(parse("bogus", &ml), 0);
 	assert_int_not_equal(parse("()", &ml), 0);
+	/* Brackets as in sysfs, but matched like the parentheses. */
+	assert_int_not_equal(parse("[none) full", &ml), 0);
+	assert_int_not_equal(parse("(none] full", &ml), 0);
+	assert_int_not_equal(parse("[none] (full)", &ml), 0);
+	assert_int_not_equal(parse("[]", &ml), 0);
 }
 
 static void test_names(void **state)

@@ -44,7 +44,7 @@ setup() {
 		"$p/etc/preempt-policy.d" "$p/run" "$p/tmp" "$p/dev" \
 		"$p/newroot/etc" "$p/lib"
 	echo "console=ttyS0 root=/dev/vda" >"$p/proc/cmdline"
-	echo "full (lazy)" >"$p/sys/kernel/preempt/mode"
+	echo "full [lazy]" >"$p/sys/kernel/preempt/mode"
 	: >"$p/dev/kmsg"
 	# The initramfs copy with a drop-in: the hook joins them into one
 	# file under /run, the write that a broken /run must not turn fatal.

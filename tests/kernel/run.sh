@@ -7,12 +7,19 @@
 #                 rejected ones) + the preempt_modes kselftest in each boot
 #        boot-short  the default boot and preempt=none only (enough to show
 #                 that an unpatched kernel fails the kselftest)
-#        latency  preempt_none_latency (none vs full vs lazy)
+#        kselftest  one boot running the installed kselftests of
+#                 tools/testing/selftests/sched (run_kselftest.sh):
+#                 preempt_modes and the preempt_defer behaviour test
+#        kselftest-control  the same with the test module's busy loop
+#                 calling cond_resched() (busy_resched=1): preempt_defer
+#                 must fail there, which shows that it can
 #        stress   stress-switch (SWITCHES=N, default 3000 per interface;
 #                 STRESS_SECONDS, default 600: the guest's time limit)
 # KSRC is the patched kernel tree holding the kselftests (default: the dev
-# tree); DEFAULT the build-time default mode of IMAGE (default lazy).
-# Static test binaries are compiled into a temporary test directory.
+# tree); DEFAULT the build-time default mode of IMAGE (default lazy). The
+# kselftests are built and installed with the selftests' own Makefile
+# (static binaries; the test module against IMAGE's object directory,
+# which must be the directory above arch/) into a temporary directory.
 # Exit status: number of failed boots.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +44,7 @@ arm64) cc=aarch64-linux-gnu-gcc guest=aarch64 ;;
 x86_64) cc=gcc guest=x86_64 ;;
 *) die "unsupported ARCH $arch" ;;
 esac
+kobj=${image%/arch/*}
 st=$ksrc/tools/testing/selftests
 [ -f "$st/sched/preempt_modes.c" ] || die "no preempt_modes.c under $st/sched"
 
@@ -46,6 +54,38 @@ build() { # build DIR NAME SOURCE
 	mkdir -p "$work/$1"
 	cp "$here/$1/run" "$work/$1/"
 	$cc -static -O2 -Wall -D_GNU_SOURCE= -I "$st" -o "$work/$1/$2.$guest" "$3"
+}
+# ks_install: make -C tools/testing/selftests TARGETS=sched install, static
+# programs, the test module built against IMAGE's objects; into $work/ks.
+ks_install() {
+	[ -d "$work/ks" ] && return 0
+	[ -f "$kobj/.config" ] || die "no kernel objects at $kobj (for the test module)"
+	cross=$(cross_compile_for "$arch")
+	# Module objects of another architecture may be left in the tree.
+	make -s -C "$st/sched/test_modules" KDIR="$kobj" ARCH="$arch" \
+		CROSS_COMPILE="$cross" clean >/dev/null 2>&1 || true
+	if ! make -s -C "$st" TARGETS=sched ARCH="$arch" CROSS_COMPILE="$cross" \
+		USERLDFLAGS=-static KDIR="$kobj" OUTPUT="$work/ks-build" \
+		INSTALL_PATH="$work/ks" install >"$work/ks.log" 2>&1; then
+		cat "$work/ks.log" >&2
+		die "make -C tools/testing/selftests TARGETS=sched install failed"
+	fi
+	[ -f "$work/ks/sched/test_modules/test_preempt_busy.ko" ] ||
+		die "the kselftest install has no test_preempt_busy.ko"
+}
+# ks_dir DIR: a guest directory with DIR/run and the installed kselftests.
+ks_dir() {
+	ks_install
+	mkdir -p "$work/$1"
+	cp "$here/kselftest/run" "$work/$1/"
+	cp -R "$work/ks" "$work/$1/ks"
+}
+
+# modes_dir: the boot suites' guest directory with the preempt_modes
+# kselftest, compiled on its own: the boot suites also run on the
+# unpatched kernel, which has no module support for the full install.
+modes_dir() {
+	build modes preempt_modes "$st/sched/preempt_modes.c"
 }
 
 stress_seconds=${STRESS_SECONDS:-600}
@@ -67,7 +107,7 @@ boot() { # boot SUITE APPEND [TIMEOUT]
 for suite in "$@"; do
 	case $suite in
 	boot)
-		build modes preempt_modes "$st/sched/preempt_modes.c"
+		modes_dir
 		boot modes "expect_mode=$default"
 		for m in none voluntary full lazy; do
 			boot modes "preempt=$m expect_mode=$m"
@@ -79,13 +119,17 @@ for suite in "$@"; do
 		boot modes "preempt=full preempt=none expect_mode=none"
 		;;
 	boot-short)
-		build modes preempt_modes "$st/sched/preempt_modes.c"
+		modes_dir
 		boot modes "expect_mode=$default"
 		boot modes "preempt=none expect_mode=none"
 		;;
-	latency)
-		build latency preempt_none_latency "$st/sched/preempt_none_latency.c"
-		boot latency "" 900
+	kselftest)
+		ks_dir kselftest
+		boot kselftest "" 900
+		;;
+	kselftest-control)
+		ks_dir kselftest-control
+		boot kselftest-control "busy_resched=1" 900
 		;;
 	stress)
 		build stress stress-switch "$here/stress/stress-switch.c"

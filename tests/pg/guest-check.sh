@@ -29,9 +29,9 @@ t_diag "debugfs sched/preempt: $(cat "$DEBUGFS_MODE" 2>&1)" \
 
 # --- the mode interfaces ---------------------------------------------------------
 r=0
-grep -Eq '^(\(?[a-z]+\)? ?)+$' "$SYSFS_MODE" 2>/dev/null &&
+grep -Eq '^(\[?[a-z]+\]? ?)+$' "$SYSFS_MODE" 2>/dev/null &&
 	for m in none voluntary full lazy; do
-		grep -Eqw "\\(?$m\\)?" "$SYSFS_MODE" || r=1
+		grep -Eqw "\\[?$m\\]?" "$SYSFS_MODE" || r=1
 	done || r=1
 t_ok $r "sysfs /sys/kernel/preempt/mode lists none voluntary full lazy" \
 	"$(cat "$SYSFS_MODE" 2>&1)"
@@ -111,7 +111,7 @@ if [ -x ./preempt-policy ]; then
 	rc=$?
 	r=0
 	[ $rc = 0 ] && [ "$before" = "$(cat "$SYSFS_MODE" 2>&1)" ] &&
-		grep -q '(lazy)' "$SYSFS_MODE" || r=1
+		grep -qF '[lazy]' "$SYSFS_MODE" || r=1
 	t_ok $r "preempt-policy apply without the opt-in keeps lazy (exit $rc, before: $before, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
 	# Opt in as the shipped file says: its commented rules, uncommented,
 	# in a drop-in.
@@ -128,7 +128,7 @@ if [ -x ./preempt-policy ]; then
 	out=$(./preempt-policy apply 2>&1)
 	rc=$?
 	r=0
-	[ $rc = 0 ] && grep -q '(none)' "$SYSFS_MODE" || r=1
+	[ $rc = 0 ] && grep -qF '[none]' "$SYSFS_MODE" || r=1
 	t_ok $r "preempt-policy apply switches to none through the opt-in drop-in (exit $rc, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
 	t_diag "$out"
 	out=$(./preempt-policy --json decide 2>&1)

@@ -139,9 +139,10 @@ mode_file() {
 	fi
 }
 
-# mode_now [FILE]: the mode in parentheses
+# mode_now [FILE]: the current mode, in brackets (sysfs) or parentheses
+# (debugfs)
 mode_now() {
-	sed -n 's/.*(\([a-z]*\)).*/\1/p' "${1:-$(mode_file)}" 2>/dev/null
+	sed -n 's/.*[[(]\([a-z]*\)[])].*/\1/p' "${1:-$(mode_file)}" 2>/dev/null
 }
 
 # mode_set MODE [FILE]: write and read back

@@ -7,8 +7,10 @@
 # configurations of the pinned version (linux-config-7.3, amd64 and
 # arm64: the generic flavour, and the rt flavour, which must stay
 # real-time) in the patched tree; the none and voluntary defaults are
-# dropped by the unpatched tree (the regression). The QEMU fragments are
-# checked the same way by every kernel build.
+# dropped by the unpatched tree (the regression), and by the patched tree
+# without the opt-in PREEMPT_DYNAMIC_ALL_MODES, whose .config must then be
+# the unpatched tree's byte for byte (that option's line apart). The QEMU
+# fragments are checked the same way by every kernel build.
 . tests/lib/common.sh
 # shellcheck source=tests/rig/lib.sh
 . "$RIG/lib.sh"
@@ -77,6 +79,24 @@ check_base() {
 			not_ok "$cb_arch $cb_name: the unpatched tree kept the $m default (it should drop it)"
 		else
 			ok "$cb_arch $cb_name: unpatched tree drops the $m default under PREEMPT_DYNAMIC (the regression)"
+		fi
+		# The opt-in: without PREEMPT_DYNAMIC_ALL_MODES the patched tree
+		# must land exactly where the unpatched one does, the option's
+		# own "is not set" line apart.
+		off=$work/distro-preempt-$m-off.config
+		grep -v 'PREEMPT_DYNAMIC_ALL_MODES' "$f" >"$off"
+		# shellcheck disable=SC2086
+		if ! merged "$patched" "$cb_arch" "$d-$m-off" "$cb_base" $lazy "$off"; then
+			not_ok "$cb_arch $cb_name + distro-preempt-$m.config without the opt-in configures"
+			continue
+		fi
+		if grep -v 'PREEMPT_DYNAMIC_ALL_MODES' "$d-$m-off/.config" |
+			cmp -s - "$d-$m-base/.config"; then
+			ok "$cb_arch $cb_name: patched tree without PREEMPT_DYNAMIC_ALL_MODES drops the $m default, .config identical to the unpatched tree's"
+		else
+			not_ok "$cb_arch $cb_name: patched tree without PREEMPT_DYNAMIC_ALL_MODES lands where the unpatched tree does"
+			diag "$(grep -v 'PREEMPT_DYNAMIC_ALL_MODES' "$d-$m-off/.config" |
+				diff "$d-$m-base/.config" - | head -n 20)"
 		fi
 	done
 }

@@ -3,8 +3,10 @@
 # The preemption-mode series in QEMU, arm64 and x86_64 (tests/kernel/):
 # every preempt= boot value with the preempt_modes kselftest in each boot
 # (listing, switching in every direction through sysfs and debugfs, bad
-# values, non-root writes), and the latency proof that none defers
-# preemption of a task busy in a system call. The unpatched kernel must fail
+# values, non-root writes), and the installed sched kselftests
+# (run_kselftest.sh) with the preempt_defer proof that none and voluntary
+# defer preemption of a task busy in the kernel, which must fail when the
+# busy loop calls cond_resched(). The unpatched kernel must fail
 # the same boot tests, so they can fail. A mode-switch stress run under
 # load on both arches; on arm64 on the debug kernel (stress_variant).
 #
@@ -36,12 +38,21 @@ for arch in arm64 x86_64; do
 		continue
 	fi
 	# Each boot prints its own TAP; check.sh numbers it into the stream.
-	tests/kernel/run.sh -k "$ksrc" "$arch" "$patched" boot latency 2>"$BUILD/modes-$arch.err"
+	tests/kernel/run.sh -k "$ksrc" "$arch" "$patched" boot kselftest 2>"$BUILD/modes-$arch.err"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		not_ok "$arch mode tests: $rc boot(s) failed (see $BUILD/modes-$arch.err)"
 		diag "$(tail -n 40 "$BUILD/modes-$arch.err")"
 	fi
+	# The behaviour test must fail when the busy loop has a preemption
+	# point (the test module's resched=1): none and voluntary preempt it.
+	tests/kernel/run.sh -k "$ksrc" "$arch" "$patched" kselftest-control \
+		>"$BUILD/modes-$arch-control.out" 2>&1
+	rc=$?
+	worst=$(sed -n 's/^### FAIL(\([0-9]*\)).*/\1/p' "$BUILD/modes-$arch-control.out")
+	[ "$rc" -eq 0 ] || rc=${worst:-1}
+	vm_expect_fail "$arch preempt_defer fails when the busy loop calls cond_resched()" \
+		"$rc" "$BUILD/modes-$arch-control.out"
 	if [ -f "$base" ]; then
 		# Every boot that failed must have failed its own checks (run.sh
 		# prints "### FAIL(STATUS)"), not crashed, hung or splatted.

@@ -106,7 +106,9 @@ static int parse_current(const char *buf, bool *listed)
 	for (tok = strtok_r(copy, " \n", &save); tok;
 	     tok = strtok_r(NULL, " \n", &save)) {
 		size_t len = strlen(tok);
-		bool paren = tok[0] == '(' && tok[len - 1] == ')';
+		/* debugfs marks the current mode (so), sysfs [so]. */
+		bool paren = (tok[0] == '(' && tok[len - 1] == ')') ||
+			     (tok[0] == '[' && tok[len - 1] == ']');
 
 		if (paren) {
 			tok[len - 1] = '\0';
