@@ -181,7 +181,7 @@ static long long read_vmstat(struct facts *f, const char *proc,
 		const char *s = line + klen + 1;
 		size_t len;
 
-		if (strncmp(line, key, klen) || line[klen] != ' ')
+		if (strncmp(line, key, klen) != 0 || line[klen] != ' ')
 			continue;
 		len = strlen(s);
 		trim_span(&s, &len);
