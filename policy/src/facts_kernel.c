@@ -155,11 +155,51 @@ static long long read_counter(struct facts *f, const char *proc,
 	return (long long)v;
 }
 
+/*
+ * The value of event @key in @proc/vmstat ("key value" lines), -1 when
+ * the file or the event is absent or the value is not a counter.
+ */
+static long long read_vmstat(struct facts *f, const char *proc,
+			     const char *key)
+{
+	char path[PATH_LEN], line[256];
+	size_t klen = strlen(key);
+	long long ret = -1;
+	FILE *in;
+
+	if (path_join(path, sizeof(path), proc, PROC_VMSTAT))
+		return -1;
+	in = fopen(path, "re");
+	if (!in) {
+		if (errno != ENOENT)
+			diag_add(&f->diags, "%s: cannot read: %s", path,
+				 strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		unsigned long long v;
+		const char *s = line + klen + 1;
+		size_t len;
+
+		if (strncmp(line, key, klen) != 0 || line[klen] != ' ')
+			continue;
+		len = strlen(s);
+		trim_span(&s, &len);
+		if (parse_u64_span(s, len, &v) || v > (unsigned long long)INT64_MAX)
+			diag_add(&f->diags, "%s: %s: not a counter", path, key);
+		else
+			ret = (long long)v;
+		break;
+	}
+	fclose(in);
+	return ret;
+}
+
 void facts_gather_kernel(struct facts *f, const struct env *env)
 {
 	gather_modes(f, env);
 	gather_cmdline(f, env);
 	gather_arch(f, env);
-	f->shm_warn_count = read_counter(f, env->proc, PROC_SHM_WARN_COUNT);
+	f->shm_warn_count = read_vmstat(f, env->proc, VMSTAT_SHM_WARN);
 	f->shm_warn_bytes = read_counter(f, env->proc, PROC_SHM_WARN_BYTES);
 }

@@ -20,7 +20,9 @@
 #define PROC_CMDLINE		"cmdline"
 #define PROC_OSRELEASE		"sys/kernel/osrelease"
 #define PROC_MEMINFO		"meminfo"
-#define PROC_SHM_WARN_COUNT	"sys/vm/shmem_hugepage_warn_count"
+/* /proc/vmstat event of patches/mm: shmem objects populated without huge pages */
+#define PROC_VMSTAT		"vmstat"
+#define VMSTAT_SHM_WARN		"shmem_hugepage_warn"
 #define PROC_SHM_WARN_BYTES	"sys/vm/shmem_hugepage_warn_bytes"
 
 /* Under the root (default /, or --root DIR). */

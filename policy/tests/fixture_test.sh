@@ -115,7 +115,8 @@ check "decide: 256MB cluster, opt-in rules -> keep" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy)"'
 
 kernel_copy patched "ro"
-echo 2 >"$TMP/k/proc/sys/vm/shmem_hugepage_warn_count"
+sed 's/^shmem_hugepage_warn .*/shmem_hugepage_warn 2/' "$FX/patched/proc/vmstat" \
+	>"$TMP/k/proc/vmstat"
 run "$TMP/k" "$FX/root-empty" decide
 check "decide: shmem huge page warnings, built-in policy -> keep (lazy)" \
 	'[ $RC -eq 0 ] && [ "$(first_line)" = "mode=keep (lazy) reason=\"no rule matched; default (built-in:5)\"" ]'

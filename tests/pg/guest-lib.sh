@@ -24,7 +24,8 @@ SYSFS_MODE=/sys/kernel/preempt/mode
 DEBUGFS_MODE=/sys/kernel/debug/sched/preempt
 # shellcheck disable=SC2034 # used by the scripts that source this
 WARN_BYTES=/proc/sys/vm/shmem_hugepage_warn_bytes
-WARN_COUNT=/proc/sys/vm/shmem_hugepage_warn_count
+# The report's counter: an event in /proc/vmstat (patches/mm)
+WARN_EVENT=shmem_hugepage_warn
 
 # --- TAP -------------------------------------------------------------------------
 tap_n=0
@@ -184,16 +185,26 @@ switcher_stop() {
 
 # --- huge pages and the warning ------------------------------------------------------
 warn_count() {
-	c=$(cat "$WARN_COUNT" 2>/dev/null)
+	c=$(sed -n "s/^$WARN_EVENT //p" /proc/vmstat 2>/dev/null)
 	case "$c" in
 	'' | *[!0-9]*) echo NA ;;
 	*) echo "$c" ;;
 	esac
 }
 
-# warn_lines: the kernel's shared-memory-without-huge-pages lines
+# warn_lines: the kernel's shared-memory-without-huge-pages reports
 warn_lines() {
-	dmesg | sed -n 's/^\[[^]]*\] //; /^shmem: .* populated with /p; /^shmem: .* remedies: /p'
+	dmesg | sed -n 's/^\[[^]]*\] //; /^shmem: .* populated with /p'
+}
+
+# warn_wait N: wait up to 5 s for N report lines in all (a work item
+# prints them after the fault that decided)
+warn_wait() {
+	i=0
+	while [ "$(warn_lines | wc -l)" -lt "$1" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 }
 
 # warn_at MIB: vm.shmem_hugepage_warn_bytes (default 1 GiB), so that the

@@ -27,7 +27,7 @@
 # pgbench run (20), RUN_BASELINE=1 also measures the kernel's default mode
 # before the opt-in rules are applied (1), RUN_PGSHM the opt-in PostgreSQL
 # rule's threshold (1GiB, the shipped one; make run scales it to the
-# guest's RAM as it does shmem_hugepage_warn=).
+# guest's RAM as it does sysctl.vm.shmem_hugepage_warn_bytes=).
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../pg/guest-lib.sh
 . ./guest-lib.sh

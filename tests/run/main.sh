@@ -29,7 +29,8 @@
 #                  passed to the guest (see tests/run/guest-main.sh); RUN_SB
 #                  also goes into the root's postgresql.conf
 #   RUN_MEM        guest RAM in MB (2048), RUN_SMP vCPUs (2)
-#   RUN_WARN       shmem_hugepage_warn= on the kernel command line and the
+#   RUN_WARN       sysctl.vm.shmem_hugepage_warn_bytes= on the kernel
+#                  command line (N, NK, NM or NG, in bytes there) and the
 #                  threshold of the guest's opt-in PostgreSQL rule
 #                  (RUN_PGSHM; 256M: the guest's shared_buffers is far
 #                  below the shipped 1 GiB)
@@ -47,6 +48,13 @@ mem=${RUN_MEM:-2048}
 smp=${RUN_SMP:-2}
 sb=${RUN_SB:-512}
 warn=${RUN_WARN:-256M}
+case $warn in
+*[0-9]) warn_bytes=$warn ;;
+*[kK]) warn_bytes=$((${warn%?} * 1024)) ;;
+*[mM]) warn_bytes=$((${warn%?} * 1048576)) ;;
+*[gG]) warn_bytes=$((${warn%?} * 1073741824)) ;;
+*) die "RUN_WARN: N, NK, NM or NG, not '$warn'" ;;
+esac
 work=$BUILD/run/$arch
 
 step() {
@@ -146,7 +154,7 @@ else
 fi
 
 # --- the boot, with live progress from the console ----------------------------------
-append="${append:+$append }shmem_hugepage_warn=$warn RUN_PGSHM=$warn"
+append="${append:+$append }sysctl.vm.shmem_hugepage_warn_bytes=$warn_bytes RUN_PGSHM=$warn"
 for v in RUN_SB RUN_SCALE RUN_C RUN_J RUN_T RUN_BASELINE; do
 	eval "val=\${$v:-}"
 	# shellcheck disable=SC2154 # set by eval
@@ -254,7 +262,7 @@ if grep -q '^warn2 ' "$out"; then
 	echo "   The kernel still warned:"
 	sed -n 's/^warn2 /     /p' "$out" | head -n 4
 elif [ -n "$wc2" ] && [ "$(field "$wc2" 1)" != NA ]; then
-	echo "   No huge-page warning (warned-process count $(field "$wc2" 1) -> $(field "$wc2" 2))."
+	echo "   No huge-page warning (reported-object count $(field "$wc2" 1) -> $(field "$wc2" 2))."
 fi
 if grep -q '^decide-huge ' "$out"; then
 	echo "   preempt-policy decide now:"
