@@ -28,7 +28,7 @@ SEED_TREE := $(CACHE)/trees/seed
 OBJ := $(CACHE)/obj
 
 .PHONY: all deps tree patched-tree seed-tree kernels kernel run check bench \
-	check-apply check-patches check-drift check-debug install uninstall \
+	check-apply check-patches check-drift check-prefixes check-debug install uninstall \
 	clean distclean policy
 
 all: policy
@@ -117,6 +117,14 @@ check-patches: $(BUILD)/pristine.path
 
 check-drift: deps
 	@tests/check-drift.sh
+
+# Bisectability: every prefix of the series builds on arm64 and x86_64,
+# with CONFIG_PREEMPT_DYNAMIC_ALL_MODES off and on, and the mm series alone
+# on the pristine tree. Dozens of kernel builds (ccache-served where a
+# patch changes nothing): not part of check.
+check-prefixes: $(BUILD)/pristine.path
+	@$(RIG)/build-prefixes.sh "$$(cat $<)" $(CACHE)/trees/prefixes $(ARCHES)
+	@$(RIG)/build-prefixes.sh --only mm "$$(cat $<)" $(CACHE)/trees/prefixes-mm $(ARCHES)
 
 # Install: the tool, its man pages and the boot integration (initrd/,
 # whose dracut, systemd and initramfs-tools directories come from
