@@ -64,8 +64,11 @@ ks_install() {
 	# Module objects of another architecture may be left in the tree.
 	make -s -C "$st/sched/test_modules" KDIR="$kobj" ARCH="$arch" \
 		CROSS_COMPILE="$cross" clean >/dev/null 2>&1 || true
+	# O= as well as KDIR=: the kselftest Makefile hands its O (the source
+	# tree when none is given) down to the module's kbuild, which would
+	# then look for the configuration in the source tree.
 	if ! make -s -C "$st" TARGETS=sched ARCH="$arch" CROSS_COMPILE="$cross" \
-		USERLDFLAGS=-static KDIR="$kobj" OUTPUT="$work/ks-build" \
+		USERLDFLAGS=-static KDIR="$kobj" O="$kobj" OUTPUT="$work/ks-build" \
 		INSTALL_PATH="$work/ks" install >"$work/ks.log" 2>&1; then
 		cat "$work/ks.log" >&2
 		die "make -C tools/testing/selftests TARGETS=sched install failed"

@@ -54,6 +54,10 @@ fi
 
 image=$(kernel_image_for "$arch")
 note "building $arch $(basename "$obj") with $jobs jobs"
-kmake -j"$jobs" "$(basename "$image")"
+# With modules (the patched kernels, for the kselftests' test module) also
+# "modules": it writes Module.symvers, which an external module build needs.
+modules=
+grep -q '^CONFIG_MODULES=y' "$build/.config" && modules=modules
+kmake -j"$jobs" "$(basename "$image")" $modules
 [ -f "$obj/$image" ] || die "build produced no $image"
 note "built $obj/$image"

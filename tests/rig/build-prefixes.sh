@@ -91,7 +91,7 @@ build_sched_selftests() { # build_sched_selftests ARCH LOG
 	# shellcheck disable=SC2086
 	make -s -C "$work/tools/testing/selftests" TARGETS=sched ARCH="$1" \
 		CROSS_COMPILE="$cross" USERLDFLAGS=-static \
-		KDIR="$work/.prefix-$1-on" OUTPUT="$out/build" \
+		KDIR="$work/.prefix-$1-on" O="$work/.prefix-$1-on" OUTPUT="$out/build" \
 		INSTALL_PATH="$out/install" install >"$2" 2>&1
 }
 
