@@ -49,6 +49,9 @@
 #   BENCH_VARIANT     kernel for (a), (b), (d) and (e) (patched)
 #   BENCH_PATCHED, BENCH_UNPATCHED   kernel images for (c) (default: the
 #                     patched and base builds)
+#   BENCH_C_APPEND    more kernel parameters for both kernels in (c), e.g.
+#                     sysctl.vm.shmem_hugepage_warn_bytes=8388608 to put
+#                     the fault loop's mapping above the report threshold
 #   BENCH_SMP (2), BENCH_OVH_BOOTS (boots per kernel in (c)),
 #   BENCH_BOOTS (tiny boots in (d)), BENCH_DRACUT_ROUNDS (A/B rounds of
 #   dracut boots in (d))
@@ -232,7 +235,9 @@ case " $parts " in *" c "*)
 			rc=0
 			guest_live "$out/c-$which-$i.out" "$out/c-console.log" --arch "$arch" \
 				--kernel "$k" --smp "$smp" --mem 768 --icount --timeout 7200 \
-				--extra-initrd "$rootfs" --append "$(append_env "$C_ENV")" "$d" || rc=$?
+				--extra-initrd "$rootfs" \
+				--append "$(append_env "$C_ENV")${BENCH_C_APPEND:+ $BENCH_C_APPEND}" \
+				"$d" || rc=$?
 			[ "$rc" = 0 ] || fail "(c) guest failed (exit $rc), see $out/c-console.log"
 			awk -v w="$which" -v b="$i" '$1 == "ovh" && $3 != "warmup" {
 				print "ovh", w, $2, $3, "b" b "r" $4, $5 }' \
