@@ -60,16 +60,8 @@ build() { # build DIR NAME SOURCE
 ks_install() {
 	[ -d "$work/ks" ] && return 0
 	[ -f "$kobj/.config" ] || die "no kernel objects at $kobj (for the test module)"
-	cross=$(cross_compile_for "$arch")
-	# Module objects of another architecture may be left in the tree.
-	make -s -C "$st/sched/test_modules" KDIR="$kobj" ARCH="$arch" \
-		CROSS_COMPILE="$cross" clean >/dev/null 2>&1 || true
-	# O= as well as KDIR=: the kselftest Makefile hands its O (the source
-	# tree when none is given) down to the module's kbuild, which would
-	# then look for the configuration in the source tree.
-	if ! make -s -C "$st" TARGETS=sched ARCH="$arch" CROSS_COMPILE="$cross" \
-		USERLDFLAGS=-static KDIR="$kobj" O="$kobj" OUTPUT="$work/ks-build" \
-		INSTALL_PATH="$work/ks" install >"$work/ks.log" 2>&1; then
+	if ! sched_kselftests_install "$arch" "$ksrc" "$kobj" "$work/ks-build" \
+		"$work/ks" >"$work/ks.log" 2>&1; then
 		cat "$work/ks.log" >&2
 		die "make -C tools/testing/selftests TARGETS=sched install failed"
 	fi

@@ -82,17 +82,9 @@ has_option() {
 }
 
 build_sched_selftests() { # build_sched_selftests ARCH LOG
-	cross=$(cross_compile_for "$1")
-	out=$logs/ks-$1
-	rm -rf "$out"
-	make -s -C "$work/tools/testing/selftests/sched/test_modules" \
-		KDIR="$work/.prefix-$1-on" ARCH="$1" CROSS_COMPILE="$cross" \
-		clean >/dev/null 2>&1 || true
-	# shellcheck disable=SC2086
-	make -s -C "$work/tools/testing/selftests" TARGETS=sched ARCH="$1" \
-		CROSS_COMPILE="$cross" USERLDFLAGS=-static \
-		KDIR="$work/.prefix-$1-on" O="$work/.prefix-$1-on" OUTPUT="$out/build" \
-		INSTALL_PATH="$out/install" install >"$2" 2>&1
+	rm -rf "$logs/ks-$1"
+	sched_kselftests_install "$1" "$work" "$work/.prefix-$1-on" \
+		"$logs/ks-$1/build" "$logs/ks-$1/install" >"$2" 2>&1
 }
 
 for p in $series; do

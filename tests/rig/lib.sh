@@ -51,3 +51,22 @@ private_apt_opts() {
 		"-o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
 	echo
 }
+
+# sched_kselftests_install ARCH KSRC KOBJ OUTPUT INSTALL_PATH:
+#   make -C KSRC/tools/testing/selftests TARGETS=sched install
+# for ARCH: static programs built into OUTPUT, the test module built against
+# the kernel objects in KOBJ, installed into INSTALL_PATH. Make's output goes
+# to standard output and error; the status is make's.
+sched_kselftests_install() {
+	_st=$2/tools/testing/selftests
+	_cross=$(cross_compile_for "$1")
+	# Module objects of another architecture may be left in the tree.
+	make -s -C "$_st/sched/test_modules" KDIR="$3" ARCH="$1" \
+		CROSS_COMPILE="$_cross" clean >/dev/null 2>&1 || true
+	# O= as well as KDIR=: the kselftest Makefile hands its O (the source
+	# tree when none is given) down to the module's kbuild, which would
+	# then look for the configuration in the source tree.
+	make -s -C "$_st" TARGETS=sched ARCH="$1" CROSS_COMPILE="$_cross" \
+		USERLDFLAGS=-static KDIR="$3" O="$3" OUTPUT="$4" \
+		INSTALL_PATH="$5" install
+}
