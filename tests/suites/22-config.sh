@@ -82,11 +82,13 @@ check_base() {
 		fi
 		# The opt-in: without PREEMPT_DYNAMIC_ALL_MODES the patched tree
 		# must land exactly where the unpatched one does, the option's
-		# own "is not set" line apart.
-		off=$work/distro-preempt-$m-off.config
-		grep -v 'PREEMPT_DYNAMIC_ALL_MODES' "$f" >"$off"
+		# own "is not set" line apart. The lazy fragment turns the
+		# option on too, so it is turned off by a last fragment rather
+		# than by leaving it out of the default's.
+		off=$work/all-modes-off.config
+		echo '# CONFIG_PREEMPT_DYNAMIC_ALL_MODES is not set' >"$off"
 		# shellcheck disable=SC2086
-		if ! merged "$patched" "$cb_arch" "$d-$m-off" "$cb_base" $lazy "$off"; then
+		if ! merged "$patched" "$cb_arch" "$d-$m-off" "$cb_base" $lazy "$f" "$off"; then
 			not_ok "$cb_arch $cb_name + distro-preempt-$m.config without the opt-in configures"
 			continue
 		fi
