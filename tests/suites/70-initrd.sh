@@ -319,33 +319,53 @@ initramfs-tools-root-policy	base	force-full	pp_flavour=initramfs-tools	full	0	sw
 initramfs-tools-off	base	force-full	pp_flavour=initramfs-tools preempt.policy=off	lazy	off	disabled by preempt.policy=off
 initramfs-tools-admin	base	force-full	pp_flavour=initramfs-tools preempt=full	full	admin	preempt=full on the command line is the admin's choice"
 
-# run_cases ARCH RUNNER CASES: RUNNER ARCH VARIANT FIXTURE APPEND OUT
+# case_selected ARCH IMAGE NAME: INITRD_CASES (an ERE, for work on a few
+# cases; make check boots all) matches "ARCH IMAGE NAME": IMAGE is the
+# initramfs the case boots (busybox, dracut, dracut-systemd,
+# dracut-cmdline, mkinitramfs), NAME the case's name in the tables above.
+case_selected() {
+	[ -z "${INITRD_CASES:-}" ] ||
+		printf '%s %s %s\n' "$1" "$2" "$3" | grep -Eq "$INITRD_CASES"
+}
+
+# any_selected ARCH IMAGE CASES: INITRD_CASES selects one of CASES (an
+# image no selected case boots is not built).
+any_selected() {
+	as_arch=$1 as_image=$2
+	for as_name in $(printf '%s\n' "$3" | cut -f 1); do
+		case_selected "$as_arch" "$as_image" "$as_name" && return 0
+	done
+	return 1
+}
+
+# run_cases ARCH IMAGE RUNNER CASES [PREFIX]: RUNNER ARCH VARIANT FIXTURE
+# APPEND OUT boots each case; its TAP line is "ARCH PREFIXNAME".
 run_cases() {
-	rc_arch=$1 rc_runner=$2
-	printf '%s\n' "$3" | while IFS='	' read -r name variant fixture append mode status logs; do
-		# INITRD_CASES (an ERE on "ARCH NAME") boots only the cases
-		# it matches, for work on one of them; make check boots all.
-		if [ -n "${INITRD_CASES:-}" ] &&
-			! printf '%s %s\n' "$rc_arch" "$name" | grep -Eq "$INITRD_CASES"; then
-			skip "$rc_arch $name" "not selected by INITRD_CASES='$INITRD_CASES'"
+	rc_arch=$1 rc_image=$2 rc_runner=$3 rc_prefix=${5:-}
+	printf '%s\n' "$4" | while IFS='	' read -r name variant fixture append mode status logs; do
+		if ! case_selected "$rc_arch" "$rc_image" "$name"; then
+			skip "$rc_arch $rc_prefix$name" \
+				"'$rc_arch $rc_image $name' not selected by INITRD_CASES='$INITRD_CASES'"
 			continue
 		fi
 		[ "$append" = - ] && append=
 		[ "$variant" = base ] || variant=$(check_variant "$rc_arch")
 		kernel=$(kernel_image "$rc_arch" "$variant")
 		if [ ! -f "$kernel" ]; then
-			not_ok "$rc_arch $name: no $variant kernel image (make kernel-$rc_arch-$variant)"
+			not_ok "$rc_arch $rc_prefix$name: no $variant kernel image (make kernel-$rc_arch-$variant)"
 			continue
 		fi
-		out=$work/out/$rc_arch-$name.txt
+		out=$work/out/$rc_arch-$rc_prefix$name.txt
+		t0=$(date +%s)
 		"$rc_runner" "$rc_arch" "$kernel" "$fixture" "$append" "$out"
 		rc=$?
+		diag "$rc_arch $rc_prefix$name: booted in $(($(date +%s) - t0)) s"
 		old_ifs=$IFS
 		IFS='|'
 		# shellcheck disable=SC2086 # split the regexes on '|'
 		set -- $logs
 		IFS=$old_ifs
-		assert_case "$rc_arch" "$name" "$out" "$rc" "$mode" "$status" "$@"
+		assert_case "$rc_arch" "$rc_prefix$name" "$out" "$rc" "$mode" "$status" "$@"
 	done
 }
 
@@ -365,9 +385,10 @@ boot_root() {
 		--append "root=/dev/vda ro rootfstype=ext4 $br_extra $4" >"$5" 2>"$5.err"
 }
 
-# A real dracut initramfs.
+# A real dracut initramfs: dracut-ARCH.img, or dracut-ARCH-FLAVOUR.img
+# for run_cases' IMAGE dracut-FLAVOUR.
 boot_dracut() {
-	boot_root "$work/dracut-$1${dracut_flavour:-}.img" rd.skipfsck "$@"
+	boot_root "$work/dracut-$1${rc_image#dracut}.img" rd.skipfsck "$@"
 }
 
 # check_dracut_image ARCH [FLAVOUR]: the module's files are in the
@@ -400,8 +421,25 @@ boot_busybox() {
 		>"$5" 2>"$5.err"
 }
 
+# The cases of the other images: three of the table on the arm64 dracut
+# image (the busybox ones cover the rest on arm64), the root opting in
+# to the PostgreSQL rule on the systemd-based dracut and mkinitramfs
+# images, and the dracut command line from /etc/cmdline.d.
+dracut_arm64_cases=$(printf '%s\n' "$cases" |
+	grep -E '^(picks-none|sysctl-pool|unpatched-kernel)	')
+systemd_cases="picks-none	patched	pg-optin	-	none	0	switched from lazy to none: rule pg-shm-without-hugepages (/sysroot/etc/preempt-policy.d/50-postgresql.conf:4)"
+cmdline_cases="cmdline.d-off	patched	pg-big	-	lazy	off	disabled by preempt.policy=debug,off; not run"
+mkinitramfs_cases="picks-none	patched	pg-optin	-	none	0	switched from lazy to none: rule pg-shm-without-hugepages (/root/etc/preempt-policy.d/50-postgresql.conf:4)"
+
+# not_selected DESC: the TAP line of an image no selected case boots.
+not_selected() {
+	skip "$1" "no case of it selected by INITRD_CASES='$INITRD_CASES'"
+}
+
 bin=$work/x86_64/preempt-policy
-if [ ! -x "$bin" ]; then
+if ! any_selected x86_64 dracut "$cases"; then
+	not_selected "x86_64 dracut initramfs"
+elif [ ! -x "$bin" ]; then
 	not_ok "x86_64 dracut initramfs: no static x86_64 preempt-policy"
 elif ! command -v dracut >/dev/null; then
 	skip "x86_64 dracut initramfs" "dracut is not installed"
@@ -410,7 +448,7 @@ elif ! out=$("$T/mkdracut.sh" "$work/dracut-x86_64.img" "$bin" "$T/initrd-conf" 
 	diag "$out"
 else
 	check_dracut_image x86_64
-	run_cases x86_64 boot_dracut "$cases"
+	run_cases x86_64 dracut boot_dracut "$cases"
 fi
 
 bin=$work/arm64/preempt-policy
@@ -427,13 +465,14 @@ else
 	cp initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
 		"$g/init-bottom-preempt-policy"
 	cp -a $T/roots $T/initrd-conf "$g/"
-	run_cases arm64 boot_busybox "$cases
+	run_cases arm64 busybox boot_busybox "$cases
 $arm64_only"
 
 	# And a real arm64 dracut initramfs: dracut --sysroot with arm64
 	# Debian packages, libraries found by cross-ldd.sh (mkdracut.sh).
-	# Two cases; the busybox ones above cover the rest on arm64.
-	if ! command -v dracut >/dev/null; then
+	if ! any_selected arm64 dracut "$dracut_arm64_cases"; then
+		not_selected "arm64 dracut initramfs"
+	elif ! command -v dracut >/dev/null; then
 		skip "arm64 dracut initramfs" "dracut is not installed"
 	elif ! out=$("$T/mkdracut.sh" --arch arm64 "$work/dracut-arm64.img" "$bin" \
 		"$T/initrd-conf" 2>&1); then
@@ -441,13 +480,13 @@ $arm64_only"
 		diag "$(printf '%s\n' "$out" | tail -n 20)"
 	else
 		check_dracut_image arm64
-		run_cases arm64 boot_dracut "$(printf '%s\n' "$cases" |
-			grep -E '^(picks-none|sysctl-pool|unpatched-kernel)	' |
-			sed 's/^/dracut-/')"
+		run_cases arm64 dracut boot_dracut "$dracut_arm64_cases" dracut-
 	fi
 	# The systemd-based image on arm64 too (systemd from the arm64
 	# sysroot): systemd as PID 1, the hook in dracut-pre-pivot.service.
-	if ! command -v dracut >/dev/null; then
+	if ! any_selected arm64 dracut-systemd "$systemd_cases"; then
+		not_selected "arm64 systemd-based dracut initramfs"
+	elif ! command -v dracut >/dev/null; then
 		skip "arm64 systemd-based dracut initramfs" "dracut is not installed"
 	elif ! out=$("$T/mkdracut.sh" --systemd --arch arm64 \
 		"$work/dracut-arm64-systemd.img" "$bin" "$T/initrd-conf" 2>&1); then
@@ -455,18 +494,16 @@ $arm64_only"
 		diag "$(printf '%s\n' "$out" | tail -n 20)"
 	else
 		check_dracut_image arm64 -systemd
-		dracut_flavour=-systemd
-		run_cases arm64 boot_dracut "dracut-systemd-picks-none	patched	pg-optin	-	none	0	switched from lazy to none: rule pg-shm-without-hugepages (/sysroot/etc/preempt-policy.d/50-postgresql.conf:4)"
-		dracut_flavour=
+		run_cases arm64 dracut-systemd boot_dracut "$systemd_cases" dracut-systemd-
 	fi
 	# The dracut way of reading the command line: getarg also reads
 	# /etc/cmdline.d, where dracut --kernel-cmdline puts its words.
-	if command -v dracut >/dev/null &&
+	if ! any_selected arm64 dracut-cmdline "$cmdline_cases"; then
+		not_selected "arm64 dracut initramfs with /etc/cmdline.d"
+	elif command -v dracut >/dev/null &&
 		out=$("$T/mkdracut.sh" --arch arm64 --cmdline "preempt.policy=debug,off" \
 			"$work/dracut-arm64-cmdline.img" "$bin" "$T/initrd-conf" 2>&1); then
-		dracut_flavour=-cmdline
-		run_cases arm64 boot_dracut "dracut-cmdline.d-off	patched	pg-big	-	lazy	off	disabled by preempt.policy=debug,off; not run"
-		dracut_flavour=
+		run_cases arm64 dracut-cmdline boot_dracut "$cmdline_cases" dracut-
 	else
 		not_ok "arm64 dracut initramfs with /etc/cmdline.d builds"
 		diag "$(printf '%s\n' "$out" | tail -n 20)"
@@ -479,7 +516,9 @@ fi
 # (mounted read-only) with the mode chosen before its init.
 bin=$work/x86_64/preempt-policy
 kernel=$(kernel_image x86_64 "$(check_variant x86_64)")
-if [ "$(uname -m)" != x86_64 ] || [ ! -x "$bin" ]; then
+if ! any_selected x86_64 mkinitramfs "$mkinitramfs_cases"; then
+	not_selected "x86_64 initramfs-tools image (mkinitramfs)"
+elif [ "$(uname -m)" != x86_64 ] || [ ! -x "$bin" ]; then
 	skip "x86_64 initramfs-tools image (mkinitramfs)" "needs an x86_64 host and the x86_64 tool"
 elif [ ! -f "${kernel%/arch/*}/.config" ]; then
 	not_ok "x86_64 initramfs-tools image: no kernel config ${kernel%/arch/*}/.config (make kernel-x86_64-$(check_variant x86_64))"
@@ -499,7 +538,7 @@ else
 		# And it boots: initramfs-tools' own init (udevd, the root
 		# mounted read-only by its local script, run-init) with the
 		# hook in init-bottom, the root opting in to the PostgreSQL rule.
-		run_cases x86_64 boot_mkinitramfs "mkinitramfs-picks-none	patched	pg-optin	-	none	0	switched from lazy to none: rule pg-shm-without-hugepages (/root/etc/preempt-policy.d/50-postgresql.conf:4)"
+		run_cases x86_64 mkinitramfs boot_mkinitramfs "$mkinitramfs_cases" mkinitramfs-
 	else
 		not_ok "x86_64 mkinitramfs image lacks:$missing"
 	fi
@@ -511,7 +550,9 @@ fi
 # once, the root opting in to the PostgreSQL rule (the test kernels have
 # CGROUPS, FHANDLE and INOTIFY_USER, which systemd and udevd need).
 bin=$work/x86_64/preempt-policy
-if ! command -v dracut >/dev/null || [ ! -x "$bin" ]; then
+if ! any_selected x86_64 dracut-systemd "$systemd_cases"; then
+	not_selected "x86_64 systemd-based dracut initramfs"
+elif ! command -v dracut >/dev/null || [ ! -x "$bin" ]; then
 	skip "x86_64 systemd-based dracut initramfs" "no dracut or no x86_64 tool"
 elif ! out=$("$T/mkdracut.sh" --systemd "$work/dracut-x86_64-systemd.img" "$bin" \
 	"$T/initrd-conf" 2>&1); then
@@ -527,9 +568,7 @@ else
 	done
 	if [ -z "$missing" ]; then
 		ok "x86_64 systemd-based dracut initramfs: systemd, dracut-pre-pivot.service and the hook"
-		dracut_flavour=-systemd
-		run_cases x86_64 boot_dracut "dracut-systemd-picks-none	patched	pg-optin	-	none	0	switched from lazy to none: rule pg-shm-without-hugepages (/sysroot/etc/preempt-policy.d/50-postgresql.conf:4)"
-		dracut_flavour=
+		run_cases x86_64 dracut-systemd boot_dracut "$systemd_cases" dracut-systemd-
 	else
 		not_ok "x86_64 systemd-based dracut initramfs lacks:$missing"
 	fi
