@@ -42,8 +42,10 @@ hostdracut=/usr/lib/dracut
 
 ROOTS="libc6 bash coreutils util-linux mount sed grep kmod udev systemd"
 # Package names (shell patterns) left out, with everything only they need.
+# PAM's modules are, its library is not: libsystemd-shared, which systemd
+# and its tools link, needs libpam.so.0.
 SKIP="adduser passwd debconf debconf-2.0 cdebconf dpkg install-info
-	base-files debianutils libpam* libdebian-installer* libnewt*
+	base-files debianutils libpam-* libdebian-installer* libnewt*
 	libslang* libtextwrap* gawk mawk original-awk perl* tar"
 
 cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
