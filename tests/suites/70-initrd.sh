@@ -414,9 +414,9 @@ check_dracut_image() {
 		printf '%s\n' "$list" | grep -q "$f\$" || missing="$missing $f"
 	done
 	if [ -z "$missing" ]; then
-		ok "$1 dracut builds an initramfs with 55preempt-policy (binary, policy, pre-pivot hook)"
+		ok "$1 dracut${2:-} builds an initramfs with 55preempt-policy (binary, policy, pre-pivot hook)"
 	else
-		not_ok "$1 dracut initramfs lacks:$missing"
+		not_ok "$1 dracut${2:-} initramfs lacks:$missing"
 	fi
 }
 
