@@ -579,7 +579,7 @@ else
 		printf '%s\n' "$list" | grep -q "$f\( \|$\)" || missing="$missing $f"
 	done
 	if [ -z "$missing" ]; then
-		ok "x86_64 systemd-based dracut initramfs: systemd, dracut-pre-pivot.service and the hook"
+		ok "x86_64 systemd-based dracut initramfs: systemd, dracut-pre-pivot.service, initrd-release"
 		run_cases x86_64 dracut-systemd boot_dracut "$systemd_cases" dracut-systemd-
 	else
 		not_ok "x86_64 systemd-based dracut initramfs lacks:$missing"
