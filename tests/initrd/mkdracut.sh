@@ -11,7 +11,8 @@
 #
 # --systemd: the systemd-based initramfs Fedora, RHEL and SUSE boot
 # (dracut's systemd, systemd-initrd and dracut-systemd modules; the hook
-# runs in dracut-pre-pivot.service). The host's systemd, so x86_64 only.
+# runs in dracut-pre-pivot.service): the host's systemd on x86_64, the
+# sysroot's (mksysroot.sh packs systemd) for another ARCH.
 #
 # --cmdline WORDS: dracut --kernel-cmdline, which the image keeps in
 # /etc/cmdline.d/01-default.conf (read by dracut-lib's getarg).

@@ -4,7 +4,7 @@
 # mkroot.sh ARCH OUT.img FIXTURE [EXTRA]
 # An ext4 root file system image (mke2fs -d, no root privileges needed):
 # Debian's static busybox for ARCH, tests/initrd/root-init as /sbin/init,
-# and the files of tests/initrd/roots/FIXTURE (its /etc); then the tree of
+# an /etc/os-release, and the files of tests/initrd/roots/FIXTURE (its /etc); then the tree of
 # the directory EXTRA if given ("make bench" part (d) adds a static
 # usr/local/bin/ovh-bench, the clock root-init reads first).
 set -eu
@@ -34,6 +34,11 @@ mkdir -p "$root/bin" "$root/sbin" "$root/etc" "$root/proc" "$root/sys" \
 cp "$stage/x/bin/busybox" "$root/bin/busybox"
 cp "$here/root-init" "$root/sbin/init"
 chmod 0755 "$root/sbin/init"
+# An os-release: systemd's switch-root (initrd-switch-root.service of
+# the systemd-based dracut image) refuses a root without one ("does not
+# seem to be an OS tree"), as every distribution's root has it.
+printf '%s\n' 'ID=preempt-rig' 'NAME="preempt-policy test root"' \
+	'PRETTY_NAME="preempt-policy test root (busybox)"' >"$root/etc/os-release"
 cp -a "$here/roots/$fixture/." "$root/"
 [ -z "$extra" ] || cp -a "$extra/." "$root/"
 rm -f "$out.tmp"

@@ -8,7 +8,8 @@
 #
 # dracut's generic modules want a shell, coreutils, util-linux (mount,
 # switch_root, setsid, blkid, flock, dmesg), sed, kmod and udev
-# (systemd-udevd, udevadm, the rules): ROOTS is that list, the sysroot is
+# (systemd-udevd, udevadm, the rules), and the systemd-based image
+# (mkdracut.sh --systemd) systemd itself: ROOTS is that list, the sysroot is
 # its Depends/Pre-Depends closure, resolved with apt-cache from the private
 # apt state of tests/rig/fetch-debs.sh and unpacked with dpkg -x (no
 # maintainer scripts run; nothing of ARCH is executed on the host). SKIP
@@ -39,10 +40,12 @@ hostdracut=/usr/lib/dracut
 [ -x "$hostdracut/dracut-install" ] ||
 	die "the host's dracut is not installed ($hostdracut/dracut-install missing)"
 
-ROOTS="libc6 bash coreutils util-linux mount sed grep kmod udev"
+ROOTS="libc6 bash coreutils util-linux mount sed grep kmod udev systemd"
 # Package names (shell patterns) left out, with everything only they need.
+# PAM's modules are, its library is not: libsystemd-shared, which systemd
+# and its tools link, needs libpam.so.0.
 SKIP="adduser passwd debconf debconf-2.0 cdebconf dpkg install-info
-	base-files debianutils libpam* libdebian-installer* libnewt*
+	base-files debianutils libpam-* libdebian-installer* libnewt*
 	libslang* libtextwrap* gawk mawk original-awk perl* tar"
 
 cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}

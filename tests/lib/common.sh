@@ -46,11 +46,15 @@ pristine_tree() {
 	cat "$BUILD/pristine.path"
 }
 
-# kernel_image ARCH VARIANT: path of a kernel built by make kernel-ARCH-VARIANT
+# kernel_image ARCH VARIANT: path of a kernel built by make kernel-ARCH-VARIANT,
+# below $PREEMPT_KERNEL_OBJ (default $CACHE/obj): the object trees
+# ARCH-VARIANT/, each with its .config. Setting it boots kernels built
+# elsewhere (another cache, read-only) without building any here.
 kernel_image() {
+	ki_obj=${PREEMPT_KERNEL_OBJ:-$CACHE/obj}
 	case "$1" in
-	arm64) printf '%s/obj/%s-%s/arch/arm64/boot/Image' "$CACHE" "$1" "$2" ;;
-	x86_64) printf '%s/obj/%s-%s/arch/x86/boot/bzImage' "$CACHE" "$1" "$2" ;;
+	arm64) printf '%s/%s-%s/arch/arm64/boot/Image' "$ki_obj" "$1" "$2" ;;
+	x86_64) printf '%s/%s-%s/arch/x86/boot/bzImage' "$ki_obj" "$1" "$2" ;;
 	esac
 }
 

@@ -278,10 +278,22 @@ assert_case() {
 		[ "$order" = 0 ] || why="${why:+$why; }preempt-policy lines after the root's init: $order"
 		grep -q '^debugfs-left-mounted: no' "$a_file" ||
 			why="${why:+$why; }debugfs left mounted by the hook"
-		# dracut boots mount the root read-only, as distributions do.
-		if grep -q '^root-at-init: ' "$a_file" &&
+		# The real images mount the root read-only, as distributions
+		# do (the busybox guest has no root device).
+		if [ "${rc_image:-busybox}" != busybox ] &&
 			! grep -q '^root-at-init: ro$' "$a_file"; then
 			why="${why:+$why; }the root was not read-only when its init started"
+		fi
+		# The systemd-based image runs the hook in
+		# dracut-pre-pivot.service: the console shows it starting
+		# before the first preempt-policy line and finishing after.
+		if [ "${rc_image:-}" = dracut-systemd ] &&
+			! sed 's/\x1b\[[0-9;]*m//g' "$a_file.console" | awk '
+				/Starting .*dracut-pre-pivot/ && !s { s = NR }
+				/preempt-policy: / && !p { p = NR }
+				/Finished .*dracut-pre-pivot/ { f = NR }
+				END { exit !(s && p && f && s < p && p < f) }'; then
+			why="${why:+$why; }the preempt-policy lines are not inside dracut-pre-pivot.service"
 		fi
 	fi
 	if [ -z "$why" ]; then
@@ -319,26 +331,53 @@ initramfs-tools-root-policy	base	force-full	pp_flavour=initramfs-tools	full	0	sw
 initramfs-tools-off	base	force-full	pp_flavour=initramfs-tools preempt.policy=off	lazy	off	disabled by preempt.policy=off
 initramfs-tools-admin	base	force-full	pp_flavour=initramfs-tools preempt=full	full	admin	preempt=full on the command line is the admin's choice"
 
-# run_cases ARCH RUNNER CASES: RUNNER ARCH VARIANT FIXTURE APPEND OUT
+# case_selected ARCH IMAGE NAME: INITRD_CASES (an ERE, for work on a few
+# cases; make check boots all) matches "ARCH IMAGE NAME": IMAGE is the
+# initramfs the case boots (busybox, dracut, dracut-systemd,
+# dracut-cmdline, mkinitramfs), NAME the case's name in the tables above.
+case_selected() {
+	[ -z "${INITRD_CASES:-}" ] ||
+		printf '%s %s %s\n' "$1" "$2" "$3" | grep -Eq "$INITRD_CASES"
+}
+
+# any_selected ARCH IMAGE CASES: INITRD_CASES selects one of CASES (an
+# image no selected case boots is not built).
+any_selected() {
+	as_arch=$1 as_image=$2
+	for as_name in $(printf '%s\n' "$3" | cut -f 1); do
+		case_selected "$as_arch" "$as_image" "$as_name" && return 0
+	done
+	return 1
+}
+
+# run_cases ARCH IMAGE RUNNER CASES [PREFIX]: RUNNER ARCH VARIANT FIXTURE
+# APPEND OUT boots each case; its TAP line is "ARCH PREFIXNAME".
 run_cases() {
-	rc_arch=$1 rc_runner=$2
-	printf '%s\n' "$3" | while IFS='	' read -r name variant fixture append mode status logs; do
+	rc_arch=$1 rc_image=$2 rc_runner=$3 rc_prefix=${5:-}
+	printf '%s\n' "$4" | while IFS='	' read -r name variant fixture append mode status logs; do
+		if ! case_selected "$rc_arch" "$rc_image" "$name"; then
+			skip "$rc_arch $rc_prefix$name" \
+				"'$rc_arch $rc_image $name' not selected by INITRD_CASES='$INITRD_CASES'"
+			continue
+		fi
 		[ "$append" = - ] && append=
 		[ "$variant" = base ] || variant=$(check_variant "$rc_arch")
 		kernel=$(kernel_image "$rc_arch" "$variant")
 		if [ ! -f "$kernel" ]; then
-			not_ok "$rc_arch $name: no $variant kernel image (make kernel-$rc_arch-$variant)"
+			not_ok "$rc_arch $rc_prefix$name: no $variant kernel image (make kernel-$rc_arch-$variant)"
 			continue
 		fi
-		out=$work/out/$rc_arch-$name.txt
+		out=$work/out/$rc_arch-$rc_prefix$name.txt
+		t0=$(date +%s)
 		"$rc_runner" "$rc_arch" "$kernel" "$fixture" "$append" "$out"
 		rc=$?
+		diag "$rc_arch $rc_prefix$name: booted in $(($(date +%s) - t0)) s"
 		old_ifs=$IFS
 		IFS='|'
 		# shellcheck disable=SC2086 # split the regexes on '|'
 		set -- $logs
 		IFS=$old_ifs
-		assert_case "$rc_arch" "$name" "$out" "$rc" "$mode" "$status" "$@"
+		assert_case "$rc_arch" "$rc_prefix$name" "$out" "$rc" "$mode" "$status" "$@"
 	done
 }
 
@@ -358,9 +397,10 @@ boot_root() {
 		--append "root=/dev/vda ro rootfstype=ext4 $br_extra $4" >"$5" 2>"$5.err"
 }
 
-# A real dracut initramfs.
+# A real dracut initramfs: dracut-ARCH.img, or dracut-ARCH-FLAVOUR.img
+# for run_cases' IMAGE dracut-FLAVOUR.
 boot_dracut() {
-	boot_root "$work/dracut-$1${dracut_flavour:-}.img" rd.skipfsck "$@"
+	boot_root "$work/dracut-$1${rc_image#dracut}.img" rd.skipfsck "$@"
 }
 
 # check_dracut_image ARCH [FLAVOUR]: the module's files are in the
@@ -374,10 +414,15 @@ check_dracut_image() {
 		printf '%s\n' "$list" | grep -q "$f\$" || missing="$missing $f"
 	done
 	if [ -z "$missing" ]; then
-		ok "$1 dracut builds an initramfs with 55preempt-policy (binary, policy, pre-pivot hook)"
+		ok "$1 dracut${2:-} builds an initramfs with 55preempt-policy (binary, policy, pre-pivot hook)"
 	else
-		not_ok "$1 dracut initramfs lacks:$missing"
+		not_ok "$1 dracut${2:-} initramfs lacks:$missing"
 	fi
+}
+
+# A real initramfs-tools image (tests/initrd/mkinitramfs.sh).
+boot_mkinitramfs() {
+	boot_root "$work/initramfs-tools-$1.img" "" "$@"
 }
 
 # arm64: the rig's busybox initramfs, the same hook and library sourced
@@ -388,8 +433,25 @@ boot_busybox() {
 		>"$5" 2>"$5.err"
 }
 
+# The cases of the other images: three of the table on the arm64 dracut
+# image (the busybox ones cover the rest on arm64), the root opting in
+# to the PostgreSQL rule on the systemd-based dracut and mkinitramfs
+# images, and the dracut command line from /etc/cmdline.d.
+dracut_arm64_cases=$(printf '%s\n' "$cases" |
+	grep -E '^(picks-none|sysctl-pool|unpatched-kernel)	')
+systemd_cases="picks-none	patched	pg-optin	-	none	0	switched from lazy to none: rule pg-shm-without-hugepages (/sysroot/etc/preempt-policy.d/50-postgresql.conf:4)"
+cmdline_cases="cmdline.d-off	patched	pg-big	-	lazy	off	disabled by preempt.policy=debug,off; not run"
+mkinitramfs_cases="picks-none	patched	pg-optin	-	none	0	switched from lazy to none: rule pg-shm-without-hugepages (/root/etc/preempt-policy.d/50-postgresql.conf:4)"
+
+# not_selected DESC: the TAP line of an image no selected case boots.
+not_selected() {
+	skip "$1" "no case of it selected by INITRD_CASES='$INITRD_CASES'"
+}
+
 bin=$work/x86_64/preempt-policy
-if [ ! -x "$bin" ]; then
+if ! any_selected x86_64 dracut "$cases"; then
+	not_selected "x86_64 dracut initramfs"
+elif [ ! -x "$bin" ]; then
 	not_ok "x86_64 dracut initramfs: no static x86_64 preempt-policy"
 elif ! command -v dracut >/dev/null; then
 	skip "x86_64 dracut initramfs" "dracut is not installed"
@@ -398,7 +460,7 @@ elif ! out=$("$T/mkdracut.sh" "$work/dracut-x86_64.img" "$bin" "$T/initrd-conf" 
 	diag "$out"
 else
 	check_dracut_image x86_64
-	run_cases x86_64 boot_dracut "$cases"
+	run_cases x86_64 dracut boot_dracut "$cases"
 fi
 
 bin=$work/arm64/preempt-policy
@@ -415,13 +477,14 @@ else
 	cp initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
 		"$g/init-bottom-preempt-policy"
 	cp -a $T/roots $T/initrd-conf "$g/"
-	run_cases arm64 boot_busybox "$cases
+	run_cases arm64 busybox boot_busybox "$cases
 $arm64_only"
 
 	# And a real arm64 dracut initramfs: dracut --sysroot with arm64
 	# Debian packages, libraries found by cross-ldd.sh (mkdracut.sh).
-	# Two cases; the busybox ones above cover the rest on arm64.
-	if ! command -v dracut >/dev/null; then
+	if ! any_selected arm64 dracut "$dracut_arm64_cases"; then
+		not_selected "arm64 dracut initramfs"
+	elif ! command -v dracut >/dev/null; then
 		skip "arm64 dracut initramfs" "dracut is not installed"
 	elif ! out=$("$T/mkdracut.sh" --arch arm64 "$work/dracut-arm64.img" "$bin" \
 		"$T/initrd-conf" 2>&1); then
@@ -429,18 +492,30 @@ $arm64_only"
 		diag "$(printf '%s\n' "$out" | tail -n 20)"
 	else
 		check_dracut_image arm64
-		run_cases arm64 boot_dracut "$(printf '%s\n' "$cases" |
-			grep -E '^(picks-none|sysctl-pool|unpatched-kernel)	' |
-			sed 's/^/dracut-/')"
+		run_cases arm64 dracut boot_dracut "$dracut_arm64_cases" dracut-
+	fi
+	# The systemd-based image on arm64 too (systemd from the arm64
+	# sysroot): systemd as PID 1, the hook in dracut-pre-pivot.service.
+	if ! any_selected arm64 dracut-systemd "$systemd_cases"; then
+		not_selected "arm64 systemd-based dracut initramfs"
+	elif ! command -v dracut >/dev/null; then
+		skip "arm64 systemd-based dracut initramfs" "dracut is not installed"
+	elif ! out=$("$T/mkdracut.sh" --systemd --arch arm64 \
+		"$work/dracut-arm64-systemd.img" "$bin" "$T/initrd-conf" 2>&1); then
+		not_ok "arm64 systemd-based dracut --sysroot initramfs builds"
+		diag "$(printf '%s\n' "$out" | tail -n 20)"
+	else
+		check_dracut_image arm64 -systemd
+		run_cases arm64 dracut-systemd boot_dracut "$systemd_cases" dracut-systemd-
 	fi
 	# The dracut way of reading the command line: getarg also reads
 	# /etc/cmdline.d, where dracut --kernel-cmdline puts its words.
-	if command -v dracut >/dev/null &&
+	if ! any_selected arm64 dracut-cmdline "$cmdline_cases"; then
+		not_selected "arm64 dracut initramfs with /etc/cmdline.d"
+	elif command -v dracut >/dev/null &&
 		out=$("$T/mkdracut.sh" --arch arm64 --cmdline "preempt.policy=debug,off" \
 			"$work/dracut-arm64-cmdline.img" "$bin" "$T/initrd-conf" 2>&1); then
-		dracut_flavour=-cmdline
-		run_cases arm64 boot_dracut "dracut-cmdline.d-off	patched	pg-big	-	lazy	off	disabled by preempt.policy=debug,off; not run"
-		dracut_flavour=
+		run_cases arm64 dracut-cmdline boot_dracut "$cmdline_cases" dracut-
 	else
 		not_ok "arm64 dracut initramfs with /etc/cmdline.d builds"
 		diag "$(printf '%s\n' "$out" | tail -n 20)"
@@ -453,7 +528,9 @@ fi
 # (mounted read-only) with the mode chosen before its init.
 bin=$work/x86_64/preempt-policy
 kernel=$(kernel_image x86_64 "$(check_variant x86_64)")
-if [ "$(uname -m)" != x86_64 ] || [ ! -x "$bin" ]; then
+if ! any_selected x86_64 mkinitramfs "$mkinitramfs_cases"; then
+	not_selected "x86_64 initramfs-tools image (mkinitramfs)"
+elif [ "$(uname -m)" != x86_64 ] || [ ! -x "$bin" ]; then
 	skip "x86_64 initramfs-tools image (mkinitramfs)" "needs an x86_64 host and the x86_64 tool"
 elif [ ! -f "${kernel%/arch/*}/.config" ]; then
 	not_ok "x86_64 initramfs-tools image: no kernel config ${kernel%/arch/*}/.config (make kernel-x86_64-$(check_variant x86_64))"
@@ -470,27 +547,24 @@ else
 	done
 	if [ -z "$missing" ]; then
 		ok "x86_64 mkinitramfs builds an image with the preempt-policy hook (binary, library, init-bottom script, policy)"
-		# Booting it is not possible on the test kernels yet: the hook
-		# runs and switches to none, but initramfs-tools' own
-		# init-bottom/udev script (sh -e) stops at "udevadm control
-		# --exit" because udevd cannot run on a tinyconfig kernel without
-		# CONFIG_INOTIFY_USER, so /dev is never moved to the root and
-		# init panics (seen on x86_64, 2026-12-04). The same options
-		# the systemd-based dracut boot needs (CGROUPS, FHANDLE,
-		# INOTIFY_USER) would make it bootable.
-		skip "x86_64 mkinitramfs-picks-none boot" \
-			"udevd cannot run on the QEMU test kernels (no CONFIG_INOTIFY_USER)"
+		# And it boots: initramfs-tools' own init (udevd, the root
+		# mounted read-only by its local script, run-init) with the
+		# hook in init-bottom, the root opting in to the PostgreSQL rule.
+		run_cases x86_64 mkinitramfs boot_mkinitramfs "$mkinitramfs_cases" mkinitramfs-
 	else
 		not_ok "x86_64 mkinitramfs image lacks:$missing"
 	fi
 fi
 
-# The systemd-based dracut initramfs (Fedora, RHEL, SUSE): the hook is
-# wired to dracut-pre-pivot.service. Built only: booting it needs a test
-# kernel with CGROUPS, FHANDLE and INOTIFY_USER, which the rig's
-# tinyconfig-based kernels lack.
+# The systemd-based dracut initramfs (Fedora, RHEL, SUSE): systemd is
+# PID 1, udevd finds the disk, the root is mounted read-only by
+# sysroot.mount, and the hook runs in dracut-pre-pivot.service. Booted
+# once, the root opting in to the PostgreSQL rule (the test kernels have
+# CGROUPS, FHANDLE and INOTIFY_USER, which systemd and udevd need).
 bin=$work/x86_64/preempt-policy
-if ! command -v dracut >/dev/null || [ ! -x "$bin" ]; then
+if ! any_selected x86_64 dracut-systemd "$systemd_cases"; then
+	not_selected "x86_64 systemd-based dracut initramfs"
+elif ! command -v dracut >/dev/null || [ ! -x "$bin" ]; then
 	skip "x86_64 systemd-based dracut initramfs" "no dracut or no x86_64 tool"
 elif ! out=$("$T/mkdracut.sh" --systemd "$work/dracut-x86_64-systemd.img" "$bin" \
 	"$T/initrd-conf" 2>&1); then
@@ -505,7 +579,8 @@ else
 		printf '%s\n' "$list" | grep -q "$f\( \|$\)" || missing="$missing $f"
 	done
 	if [ -z "$missing" ]; then
-		ok "x86_64 systemd-based dracut initramfs: systemd, dracut-pre-pivot.service and the hook"
+		ok "x86_64 systemd-based dracut initramfs: systemd, dracut-pre-pivot.service, initrd-release"
+		run_cases x86_64 dracut-systemd boot_dracut "$systemd_cases" dracut-systemd-
 	else
 		not_ok "x86_64 systemd-based dracut initramfs lacks:$missing"
 	fi
