@@ -43,6 +43,20 @@ static const struct fact_key_info key_info[FACT_KEY_COUNT] = {
 		"shared memory of clusters that get no huge pages" },
 	[FACT_PG_HUGEPAGES_NEEDED] = { "pg_hugepages_needed", FACT_COUNT,
 				       "huge pages the clusters would use" },
+	[FACT_PG_RUNNING] = { "pg_running", FACT_COUNT,
+			      "running postmasters (live, /proc)" },
+	[FACT_PG_LIVE_SHM_WITHOUT_HUGEPAGES] = {
+		"pg_live_shm_without_hugepages", FACT_SIZE,
+		"running postmasters' segments in base pages (live)" },
+	[FACT_PG_LIVE_FALLBACKS] = {
+		"pg_live_fallbacks", FACT_COUNT,
+		"huge_pages=try clusters running without hugetlb (live)" },
+	[FACT_SHM_LIVE_LARGE] = {
+		"shm_live_large", FACT_COUNT,
+		"shared memory objects >= threshold, any process (live)" },
+	[FACT_SHM_LIVE_WITHOUT_HUGEPAGES] = {
+		"shm_live_without_hugepages", FACT_SIZE,
+		"the same, in base pages (live)" },
 };
 
 const char *fact_key_name(enum fact_key k)
@@ -122,6 +136,53 @@ static void default_pool_pages(const struct facts *f, struct fact_value *v)
 	set_number(v, 0);
 }
 
+/*
+ * Live facts are unknown where /proc shows no process at all (a fixture
+ * tree without PID directories): 0 would claim that nothing runs.
+ */
+static void live_fact(const struct facts *f, enum fact_key k,
+		      struct fact_value *v)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	if (!f->live_scanned)
+		return;
+	switch (k) {
+	case FACT_PG_RUNNING:
+		n = f->nlive_pgs;
+		break;
+	case FACT_PG_LIVE_SHM_WITHOUT_HUGEPAGES:
+		for (i = 0; i < f->nlive_pgs; i++)
+			if (f->live_pgs[i].seg.smaps_read &&
+			    f->live_pgs[i].seg.backing == PG_BACKING_4K)
+				n += f->live_pgs[i].seg.size;
+		break;
+	case FACT_PG_LIVE_FALLBACKS:
+		for (i = 0; i < f->nlive_pgs; i++) {
+			const struct live_pg *pg = &f->live_pgs[i];
+
+			if (pg->cluster >= 0 && pg->seg.smaps_read &&
+			    f->clusters[pg->cluster].huge_pages == PG_HUGE_TRY &&
+			    pg->seg.backing != PG_BACKING_HUGETLB)
+				n++;
+		}
+		break;
+	case FACT_SHM_LIVE_LARGE:
+		n = f->nlive_shms;
+		break;
+	case FACT_SHM_LIVE_WITHOUT_HUGEPAGES:
+		for (i = 0; i < f->nlive_shms; i++)
+			if (f->live_shms[i].smaps_read &&
+			    f->live_shms[i].backing == PG_BACKING_4K)
+				n += f->live_shms[i].size;
+		break;
+	default:
+		return;
+	}
+	set_number(v, n);
+}
+
 void fact_get(const struct facts *f, enum fact_key k, struct fact_value *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -177,6 +238,13 @@ void fact_get(const struct facts *f, enum fact_key k, struct fact_value *v)
 		break;
 	case FACT_PG_HUGEPAGES_NEEDED:
 		set_number(v, f->pg_hugepages_needed);
+		break;
+	case FACT_PG_RUNNING:
+	case FACT_PG_LIVE_SHM_WITHOUT_HUGEPAGES:
+	case FACT_PG_LIVE_FALLBACKS:
+	case FACT_SHM_LIVE_LARGE:
+	case FACT_SHM_LIVE_WITHOUT_HUGEPAGES:
+		live_fact(f, k, v);
 		break;
 	case FACT_KEY_COUNT:
 		break;

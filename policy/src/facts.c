@@ -13,5 +13,6 @@ void facts_gather(struct facts *f, const struct env *env,
 	facts_gather_memory(f, env);
 	facts_predict_hugetlb(f, env);
 	facts_gather_postgres(f, env, pol);
+	facts_gather_live(f, env);
 	facts_derive(f);
 }

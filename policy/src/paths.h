@@ -24,6 +24,15 @@
 #define PROC_VMSTAT		"vmstat"
 #define VMSTAT_SHM_WARN		"shmem_hugepage_warn"
 #define PROC_SHM_WARN_BYTES	"sys/vm/shmem_hugepage_warn_bytes"
+/* Per process, under PROC/PID/; mounts of the tool's own namespace. */
+#define PROC_PID_COMM		"comm"
+#define PROC_PID_STATUS		"status"
+#define PROC_PID_CMDLINE	"cmdline"
+#define PROC_PID_CWD		"cwd"
+#define PROC_PID_MAPS		"maps"
+#define PROC_PID_SMAPS		"smaps"
+#define PROC_MOUNTINFO		"self/mountinfo"
+#define PROC_BUDDYINFO		"buddyinfo"
 
 /* Under the root (default /, or --root DIR). */
 #define ETC_POLICY_CONF		"etc/preempt-policy.conf"

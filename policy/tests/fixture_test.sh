@@ -461,6 +461,47 @@ check "--output-dir that is a symlink: refused, named, nothing written through i
 	 grep -q "^mode=none " "$TMP/out" &&
 	 grep -q "^preempt-policy: --output-dir $TMP/od-link: Not a directory; output stays here" "$TMP/err"'
 
+# --- live facts (fake /proc with processes) ---------------------------
+run "$FX/live" "$FX/root-pg-big" explain
+check "explain: the running postmaster's segment, the fallback, large objects of other processes" \
+	'[ $RC -eq 0 ] && grep -q "^live: 7 processes, 2 running postmaster(s), threshold 1GiB$" "$TMP/out" &&
+	 grep -q "^    running: postmaster 1000 segment=8.20GiB backing=none (live)$" "$TMP/out" &&
+	 grep -q "^    huge_pages=try: running without hugetlb pages$" "$TMP/out" &&
+	 grep -q "^  shared memory >= 1GiB: pid 2000 (java) object=/memfd:heap (deleted) size=2GiB backing=thp" "$TMP/out" &&
+	 grep -q "^  pg_live_fallbacks  *1 " "$TMP/out" &&
+	 grep -q "^  shm_live_without_hugepages  *9.70GiB " "$TMP/out" &&
+	 ! grep -q "lmdb" "$TMP/out"'
+if command -v python3 >/dev/null 2>&1; then
+	run "$FX/live" "$FX/root-pg-big" --json explain
+	check "explain --json: live postmasters and objects, cluster's live backing" \
+		'[ $RC -eq 0 ] && python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+l = d[\"live\"]
+assert l[\"processes\"] == 7 and len(l[\"postmasters\"]) == 2, l
+assert [o[\"pid\"] for o in l[\"large_shared_memory\"]] == [1000, 2000, 3000, 1100], l
+assert d[\"clusters\"][0][\"live\"] == {\"pid\": 1000, \"segment\": 8808038400, \"backing\": \"none\"}
+assert d[\"facts\"][\"pg_live_fallbacks\"] == 1 and d[\"facts\"][\"pg_running\"] == 2
+" <"$TMP/out"'
+	run "$FX/patched" "$FX/root-pg-big" --json explain
+	check "explain --json: no processes in /proc: live facts null, not 0" \
+		'[ $RC -eq 0 ] && python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"facts\"][\"pg_running\"] is None and d[\"live\"][\"processes\"] == 0
+" <"$TMP/out"'
+else
+	N=$((N + 2)); echo "ok $((N - 1)) - explain --json live # SKIP no python3"
+	echo "ok $N - explain --json live unknown # SKIP no python3"
+fi
+printf 'rule live-fallback: pg_live_fallbacks > 0 -> none\n' >"$TMP/live.conf"
+run "$FX/live" "$FX/root-pg-big" --config "$TMP/live.conf" decide
+check "decide: a rule on the live fallback picks none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule live-fallback ($TMP/live.conf:1)"'
+run "$FX/patched" "$FX/root-pg-big" --config "$TMP/live.conf" decide
+check "decide: the same rule without processes (initramfs-like /proc) does not match" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) "'
+
 run "$FX/patched" "$FX/root-empty" --version
 check "--version" '[ $RC -eq 0 ] && grep -q "^preempt-policy " "$TMP/out"'
 
