@@ -3,6 +3,7 @@
  * preempt-policy: choose the preemption mode from the machine and its
  * workload.  main only parses the command line and wires the parts.
  */
+#include "advise.h"
 #include "apply.h"
 #include "cmdline_out.h"
 #include "exit_codes.h"
@@ -35,6 +36,7 @@ static void usage(FILE *out)
 		"  apply                      switch the running kernel to the mode\n"
 		"  cmdline [--format grub|uboot] [--mkimage OUT]\n"
 		"                             preempt= for the next boot\n"
+		"  advise                     huge pages per PostgreSQL cluster, the mode after\n"
 		"other options: --arch ARCH, --kmsg FILE, --mount-debugfs, --version, --help\n"
 		"exit: 0 ok, 1 usage, 2 bad input, 3 kernel cannot, 4 write failed,\n"
 		"      5 disabled (apply); see preempt-policy(8)\n");
@@ -208,7 +210,8 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	if (strcmp(cli->command, "decide") != 0 &&
 	    strcmp(cli->command, "explain") != 0 &&
 	    strcmp(cli->command, "apply") != 0 &&
-	    strcmp(cli->command, "cmdline") != 0) {
+	    strcmp(cli->command, "cmdline") != 0 &&
+	    strcmp(cli->command, "advise") != 0) {
 		fprintf(stderr, "preempt-policy: unknown command '%s'\n",
 			cli->command);
 		usage(stderr);
@@ -269,6 +272,8 @@ static int run_command(const struct cli *cli, struct run *run)
 			format = CMDLINE_UBOOT;
 		return cmdline_output(run, env, format, cli->mkimage, stdout);
 	}
+	if (strcmp(cmd, "advise") == 0)
+		return advise_output(run, env, stdout);
 	if (env->json) {
 		report_json(stdout, run, code, strcmp(cmd, "explain") == 0);
 		return code;

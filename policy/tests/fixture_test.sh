@@ -502,6 +502,77 @@ run "$FX/patched" "$FX/root-pg-big" --config "$TMP/live.conf" decide
 check "decide: the same rule without processes (initramfs-like /proc) does not match" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) "'
 
+# --- advise -------------------------------------------------------------
+run "$FX/live" "$FX/root-pg-big" advise
+check "advise: pages from the running segment (+1 as the server counts), pool grows now, other workloads named" \
+	'[ $RC -eq 0 ] && grep -q "^cluster 16/main: running (postmaster 1000), segment 8.20GiB in base pages$" "$TMP/out" &&
+	 grep -q "^  huge pages needed: 4201 of 2MiB (segment / page size + 1, as shared_memory_size_in_huge_pages)$" "$TMP/out" &&
+	 grep -q "^  reboot=no  huge_pages = on   # in /etc/postgresql/16/main/postgresql.conf (or ALTER SYSTEM), after the pool; then: systemctl restart postgresql@16-main$" "$TMP/out" &&
+	 grep -q "^cluster postmaster 1100 (/srv/pg15): running (postmaster 1100), segment 1GiB in hugetlb pages$" "$TMP/out" &&
+	 grep -q "^  already in hugetlb pages$" "$TMP/out" &&
+	 grep -q "^pool 2MiB: 4713 pages for the clusters above (live 512, at next boot 512)$" "$TMP/out" &&
+	 grep -q "^  reboot=no  sysctl -w vm.nr_hugepages=4713$" "$TMP/out" &&
+	 grep -q "^  growth now: yes, 5039 free blocks of 2MiB (/proc/buddyinfo)$" "$TMP/out" &&
+	 ! grep -q "reboot=yes" "$TMP/out" &&
+	 grep -q "^other: pid 3000 (cache-d) /dev/shm/cache 1.50GiB in base pages" "$TMP/out" &&
+	 grep -q "^mode after: keep (lazy) " "$TMP/out"'
+if command -v python3 >/dev/null 2>&1; then
+	run "$FX/live" "$FX/root-pg-big" --json advise
+	check "advise --json: one object, the segment as source, the pool's growth" \
+		'[ $RC -eq 0 ] && python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+c = d[\"clusters\"][0]
+assert c[\"name\"] == \"16/main\" and c[\"source\"] == \"segment\" and c[\"hugepages_needed\"] == 4201, c
+assert d[\"pools\"][0][\"pages\"] == 4713 and d[\"pools\"][0][\"growth\"] == \"now\", d[\"pools\"]
+assert d[\"mode_after\"] == \"keep (lazy)\" and d[\"exit_code\"] == 0
+" <"$TMP/out"'
+else
+	N=$((N + 1)); echo "ok $N - advise --json # SKIP no python3"
+fi
+kernel_copy live "ro"
+printf 'Node 0, zone   Normal  24103  12811   5404   2116    903    455    229    124     63     34     10 \n' \
+	>"$TMP/k/proc/buddyinfo"
+run "$TMP/k" "$FX/root-pg-big" advise
+check "advise: few free 2MiB blocks but MemAvailable enough -> likely after compaction: sysctl now, boot parameter as the fallback" \
+	'[ $RC -eq 0 ] && grep -q "^  growth now: likely after compaction (54 free blocks of 2MiB, MemAvailable 58.17GiB)" "$TMP/out" &&
+	 grep -q "^  reboot=no  sysctl -w vm.nr_hugepages=4713$" "$TMP/out" &&
+	 grep -q "^  reboot=no  printf .vm.nr_hugepages = 4713.n. > /etc/sysctl.d/60-hugepages.conf   # every boot$" "$TMP/out" &&
+	 grep -q "^  reboot=yes hugepages=4713   # kernel command line$" "$TMP/out"'
+sed -i "s/^MemAvailable:.*/MemAvailable:    4000000 kB/" "$TMP/k/proc/meminfo"
+run "$TMP/k" "$FX/root-pg-big" advise
+check "advise: too little memory now -> hugepages= at boot, GRUB and U-Boot lines, each reboot=yes" \
+	'[ $RC -eq 0 ] && grep -q "^  growth now: unlikely (54 free blocks of 2MiB, MemAvailable 3.81GiB): reserve at boot$" "$TMP/out" &&
+	 ! grep -q "sysctl -w" "$TMP/out" &&
+	 grep -q "^  reboot=yes printf .vm.nr_hugepages = 4713.n. > /etc/sysctl.d/60-hugepages.conf   # every boot$" "$TMP/out" &&
+	 grep -q "^  reboot=yes hugepages=4713   # kernel command line$" "$TMP/out" &&
+	 grep -q "^  reboot=yes GRUB_CMDLINE_LINUX=\"\${GRUB_CMDLINE_LINUX} hugepages=4713\"$" "$TMP/out" &&
+	 grep -q "^  reboot=yes setenv bootargs \"\${bootargs} hugepages=4713\"$" "$TMP/out"'
+run "$FX/patched" "$FX/root-pg-sysctl" advise
+check "advise: the root's sysctl.d already reserves enough at boot -> nothing to persist, never lowered" \
+	'[ $RC -eq 2 ] && grep -q "^  reboot=no  nothing to persist: /etc/sysctl.d/60-pg.conf:3 reserves 4300 at boot$" "$TMP/out" &&
+	 ! grep -q "vm.nr_hugepages = 4200" "$TMP/out"'
+run "$FX/live" "$OPTIN" advise
+check "advise: with the opt-in rules, none now and keep after the remedy" \
+	'[ $RC -eq 0 ] && grep -q "^mode now: none$" "$TMP/out" &&
+	 grep -q "^mode after: keep (lazy) reason=\"no rule matched" "$TMP/out"'
+rm -rf "$TMP/r"
+mkdir -p "$TMP/r/etc/postgresql/15/main"
+printf "shared_buffers = 8GB\nhuge_page_size = 1GB\n" >"$TMP/r/etc/postgresql/15/main/postgresql.conf"
+run "$FX/patched" "$TMP/r" advise
+check "advise: 1GiB pages are never grown at run time -> hugepagesz=1G hugepages=N at boot" \
+	'[ $RC -eq 0 ] && grep -q "^  huge pages needed: 9 of 1GiB (model" "$TMP/out" &&
+	 grep -q "^  reboot=yes hugepagesz=1G hugepages=9   # kernel command line$" "$TMP/out" &&
+	 ! grep -q "vm.nr_hugepages" "$TMP/out"'
+printf "shared_buffers = 2GB\nshared_memory_type = sysv\n" >"$TMP/r/etc/postgresql/15/main/postgresql.conf"
+run "$FX/patched" "$TMP/r" advise
+check "advise: shared_memory_type = sysv -> mmap first, no pool" \
+	'[ $RC -eq 0 ] && grep -q "^  reboot=no  shared_memory_type = mmap   # sysv never gets huge pages$" "$TMP/out" &&
+	 ! grep -q "^pool" "$TMP/out"'
+run "$FX/patched" "$FX/root-empty" advise
+check "advise: no cluster -> nothing to advise, exit 0" \
+	'[ $RC -eq 0 ] && grep -q "^no PostgreSQL cluster found, none running: nothing to advise$" "$TMP/out"'
+
 run "$FX/patched" "$FX/root-empty" --version
 check "--version" '[ $RC -eq 0 ] && grep -q "^preempt-policy " "$TMP/out"'
 
