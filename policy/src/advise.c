@@ -123,7 +123,7 @@ static long long free_blocks(const struct env *env, uint64_t page)
 		while (p < end && *p == ' ')
 			p++;
 		/* ZONE_DMA is not used for hugetlb pages. */
-		if (end - p >= 4 && memcmp(p, "DMA ", 4) == 0)
+		if (memmem(p, (size_t)(end - p), "DMA ", 4) == p)
 			continue;
 		while (p < end && *p != ' ')
 			p++;
@@ -437,7 +437,7 @@ static void json_advice(FILE *out, const struct advice *a,
 			const struct run *run, int code)
 {
 	const struct facts *f = run->facts;
-	char now[64], after[64], label[PATH_LEN + 32];
+	char now[64], label[PATH_LEN + 32];
 	unsigned int i;
 
 	fputs("{\"clusters\":[", out);
@@ -477,6 +477,8 @@ static void json_advice(FILE *out, const struct advice *a,
 	json_string(out, now);
 	fputs(",\"mode_after\":", out);
 	if (a->after_known) {
+		char after[64];
+
 		mode_text(f, &a->after, a->after_keep_mode, after, sizeof(after));
 		json_string(out, after);
 		fputs(",\"reason_after\":", out);
@@ -492,7 +494,7 @@ int advise_output(const struct run *run, const struct env *env, FILE *out)
 	const struct facts *f = run->facts;
 	int code = run->decision.bad_input ? EXIT_BAD_INPUT : EXIT_OK;
 	struct advice *a = malloc(sizeof(*a));
-	char now[64], after[64];
+	char now[64];
 	unsigned int i;
 
 	if (!a)
@@ -530,6 +532,8 @@ int advise_output(const struct run *run, const struct env *env, FILE *out)
 	mode_text(f, &run->decision, run->decision.keep_mode, now, sizeof(now));
 	fprintf(out, "mode now: %s\n", now);
 	if (a->after_known) {
+		char after[64];
+
 		mode_text(f, &a->after, a->after_keep_mode, after, sizeof(after));
 		fprintf(out, "mode after: %s reason=", after);
 		quote_text(out, a->after.reason);

@@ -57,6 +57,15 @@ static const struct fact_key_info key_info[FACT_KEY_COUNT] = {
 	[FACT_SHM_LIVE_WITHOUT_HUGEPAGES] = {
 		"shm_live_without_hugepages", FACT_SIZE,
 		"the same, in base pages (live)" },
+	[FACT_PREEMPT_ALL_MODES] = {
+		"preempt_all_modes", FACT_WORD,
+		"opt-in none/voluntary: built or not-built (/boot/config)" },
+	[FACT_RSEQ_SLICE_EXT] = {
+		"rseq_slice_ext", FACT_WORD,
+		"rseq time-slice extension: enabled, disabled, not-built" },
+	[FACT_PREEMPT_IGNORED] = {
+		"preempt_ignored", FACT_COUNT,
+		"1 when the kernel ignored preempt= on the command line" },
 };
 
 const char *fact_key_name(enum fact_key k)
@@ -245,6 +254,17 @@ void fact_get(const struct facts *f, enum fact_key k, struct fact_value *v)
 	case FACT_SHM_LIVE_LARGE:
 	case FACT_SHM_LIVE_WITHOUT_HUGEPAGES:
 		live_fact(f, k, v);
+		break;
+	case FACT_PREEMPT_ALL_MODES:
+		if (f->cfg_all_modes >= 0)
+			set_word(v, f->cfg_all_modes ? "built" : "not-built");
+		break;
+	case FACT_RSEQ_SLICE_EXT:
+		set_word(v, rseq_slice_state(f));
+		break;
+	case FACT_PREEMPT_IGNORED:
+		if (f->cmdline_read)
+			set_number(v, preempt_ignored_reason(f) ? 1 : 0);
 		break;
 	case FACT_KEY_COUNT:
 		break;

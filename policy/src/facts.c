@@ -10,6 +10,7 @@ void facts_gather(struct facts *f, const struct env *env,
 	memset(f, 0, sizeof(*f));
 	facts_gather_kernel(f, env);
 	facts_gather_build_default(f, env);
+	facts_gather_features(f, env);
 	facts_gather_memory(f, env);
 	facts_predict_hugetlb(f, env);
 	facts_gather_postgres(f, env, pol);

@@ -97,6 +97,13 @@ struct facts {
 	struct boot_args boot;
 	bool cmdline_read;
 	int build_mode;			/* Kconfig's model, MODE_UNKNOWN if unknown */
+	/* from /boot/config-R: 1 =y, 0 not set, -1 no config file */
+	int cfg_all_modes;		/* CONFIG_PREEMPT_DYNAMIC_ALL_MODES */
+	int cfg_rseq_slice;		/* CONFIG_RSEQ_SLICE_EXTENSION */
+	long long rseq_slice_nsec;	/* debugfs rseq/slice_ext_nsec, -1 */
+	/* kernel log: "Dynamic Preempt: unsupported mode: X" */
+	int klog_state;			/* -1 not read, 0 no such line, 1 found */
+	char klog_ignored[NAME_LEN];	/* X, the last one */
 	char build_mode_origin[PATH_LEN + 16];	/* "/boot/config-R:LINE" */
 	/* machine */
 	long cpus;			/* 0 if unknown */
@@ -138,6 +145,12 @@ void facts_gather(struct facts *f, const struct env *env,
 void facts_gather_kernel(struct facts *f, const struct env *env);
 /* The running kernel's build-time mode from the root's /boot/config-R. */
 void facts_gather_build_default(struct facts *f, const struct env *env);
+/* Kernel log (preempt= ignored), rseq slice extension knob; after kernel. */
+void facts_gather_features(struct facts *f, const struct env *env);
+/* "enabled", "disabled", "not-built", or "" when unknown. */
+const char *rseq_slice_state(const struct facts *f);
+/* Why the kernel ignored preempt=, or NULL when it did not (or no preempt=). */
+const char *preempt_ignored_reason(const struct facts *f);
 void facts_gather_memory(struct facts *f, const struct env *env);
 /*
  * The hugetlb pools the root will run with: the live pools, changed by

@@ -8,6 +8,7 @@
 #include "cmdline_out.h"
 #include "exit_codes.h"
 #include "output_dir.h"
+#include "verify.h"
 #include "report.h"
 
 #include <errno.h>
@@ -37,15 +38,18 @@ static void usage(FILE *out)
 		"  cmdline [--format grub|uboot] [--mkimage OUT]\n"
 		"                             preempt= for the next boot\n"
 		"  advise                     huge pages per PostgreSQL cluster, the mode after\n"
-		"other options: --arch ARCH, --kmsg FILE, --mount-debugfs, --version, --help\n"
+		"  verify                     expected against actual: mode, pools, clusters\n"
+		"other options: --arch ARCH, --kmsg FILE, --kernel-log FILE, --mount-debugfs,\n"
+		"               --version, --help\n"
 		"exit: 0 ok, 1 usage, 2 bad input, 3 kernel cannot, 4 write failed,\n"
-		"      5 disabled (apply); see preempt-policy(8)\n");
+		"      5 disabled (apply), 6 verify: differ; see preempt-policy(8)\n");
 }
 
 enum opt_id {
 	OPT_ROOT = 256, OPT_PROC, OPT_SYS, OPT_CONFIG, OPT_DRY_RUN, OPT_JSON,
 	OPT_VERBOSE, OPT_FORMAT, OPT_MKIMAGE, OPT_ARCH, OPT_KMSG,
 	OPT_MOUNT_DEBUGFS, OPT_TIMEOUT, OPT_OUTPUT_DIR, OPT_VERSION, OPT_HELP,
+	OPT_KERNEL_LOG,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +64,7 @@ static const struct option long_opts[] = {
 	{ "mkimage", required_argument, NULL, OPT_MKIMAGE },
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "kmsg", required_argument, NULL, OPT_KMSG },
+	{ "kernel-log", required_argument, NULL, OPT_KERNEL_LOG },
 	{ "mount-debugfs", no_argument, NULL, OPT_MOUNT_DEBUGFS },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
@@ -163,6 +168,9 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_KMSG:
 			cli->env.kmsg = optarg;
 			break;
+		case OPT_KERNEL_LOG:
+			cli->env.klog = optarg;
+			break;
 		case OPT_MOUNT_DEBUGFS:
 			cli->env.mount_debugfs = true;
 			break;
@@ -211,7 +219,8 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	    strcmp(cli->command, "explain") != 0 &&
 	    strcmp(cli->command, "apply") != 0 &&
 	    strcmp(cli->command, "cmdline") != 0 &&
-	    strcmp(cli->command, "advise") != 0) {
+	    strcmp(cli->command, "advise") != 0 &&
+	    strcmp(cli->command, "verify") != 0) {
 		fprintf(stderr, "preempt-policy: unknown command '%s'\n",
 			cli->command);
 		usage(stderr);
@@ -274,6 +283,8 @@ static int run_command(const struct cli *cli, struct run *run)
 	}
 	if (strcmp(cmd, "advise") == 0)
 		return advise_output(run, env, stdout);
+	if (strcmp(cmd, "verify") == 0)
+		return verify_output(run, env, stdout);
 	if (env->json) {
 		report_json(stdout, run, code, strcmp(cmd, "explain") == 0);
 		return code;

@@ -15,6 +15,7 @@
 #define SYS_THP_ENABLED		"kernel/mm/transparent_hugepage/enabled"
 #define SYS_THP_SHMEM_ENABLED	"kernel/mm/transparent_hugepage/shmem_enabled"
 #define SYS_CPU_ONLINE		"devices/system/cpu/online"
+#define SYS_RSEQ_SLICE_NSEC	"kernel/debug/rseq/slice_ext_nsec"
 
 /* Under the proc root (default /proc). */
 #define PROC_CMDLINE		"cmdline"
@@ -49,5 +50,7 @@
 
 /* Absolute, never under a root: the log always goes to the live kernel. */
 #define DEV_KMSG		"/dev/kmsg"
+/* The kernel's complaint about a preempt= value it does not know. */
+#define KLOG_UNSUPPORTED_MODE	"Dynamic Preempt: unsupported mode: "
 
 #endif

@@ -236,6 +236,7 @@ void report_explain_text(FILE *out, const struct run *run)
 	int k;
 
 	explain_kernel(out, run->facts);
+	explain_features(out, run->facts);
 	explain_memory(out, run->facts);
 	explain_postgres(out, run->facts);
 	explain_live(out, run->facts);
@@ -347,6 +348,7 @@ static void json_facts(FILE *out, const struct run *run)
 	}
 	fputc(']', out);
 	json_live(out, f);
+	json_features(out, f);
 	fprintf(out, ",\"default\":\"%s\",\"policy_builtin\":%s",
 		mode_name(run->policy->default_mode),
 		run->policy->builtin ? "true" : "false");

@@ -3,6 +3,7 @@
 #include "report.h"
 #include "escape.h"
 #include "json.h"
+#include "paths.h"
 #include "size.h"
 
 static const char *live_backing(const struct live_shm *s)
@@ -120,4 +121,93 @@ void json_live(FILE *out, const struct facts *f)
 		json_object(out, &f->live_shms[i]);
 	}
 	fputs("]}", out);
+}
+
+static const char *cfg_word(int v)
+{
+	return v < 0 ? "unknown (no /boot/config)" : v ? "built" : "not built";
+}
+
+void explain_features(FILE *out, const struct facts *f)
+{
+	const char *why = preempt_ignored_reason(f);
+	const char *rseq = rseq_slice_state(f);
+
+	fprintf(out, "kernel features:\n");
+	fprintf(out, "  none/voluntary opt-in (PREEMPT_DYNAMIC_ALL_MODES): %s%s\n",
+		cfg_word(f->cfg_all_modes),
+		mode_available(&f->modes, MODE_NONE) ? "; the kernel lists none" :
+		f->modes.available ? "; the kernel does not list none" : "");
+	fprintf(out, "  rseq time-slice extension (RSEQ_SLICE_EXTENSION): %s",
+		rseq[0] ? rseq : "unknown");
+	if (f->boot.rseq_slice_ext >= 0)
+		fprintf(out, " (rseq_slice_ext=%s)", f->boot.rseq_slice_ext ?
+			"on" : "off");
+	if (f->rseq_slice_nsec >= 0)
+		fprintf(out, ", debugfs rseq/slice_ext_nsec=%lld",
+			f->rseq_slice_nsec);
+	fputc('\n', out);
+	if (!f->boot.admin_set) {
+		fprintf(out, "  preempt=: not on the command line\n");
+	} else {
+		fputs("  preempt=", out);
+		text_escape_to(out, f->boot.admin_value);
+		if (why) {
+			fprintf(out, ": ignored by the kernel (%s); it runs %s\n",
+				why, mode_name(f->modes.current));
+		} else {
+			fprintf(out, ": taken; the kernel runs %s\n",
+				mode_name(f->modes.current));
+		}
+	}
+	fprintf(out, "  kernel log: %s", f->klog_state < 0 ? "not read" :
+		f->klog_state ? "" : "no \"" KLOG_UNSUPPORTED_MODE "\" line");
+	if (f->klog_state > 0) {
+		fputs("\"" KLOG_UNSUPPORTED_MODE, out);
+		text_escape_to(out, f->klog_ignored);
+		fputc('"', out);
+	}
+	fputc('\n', out);
+}
+
+static void json_tristate(FILE *out, int v)
+{
+	fputs(v < 0 ? "null" : v ? "true" : "false", out);
+}
+
+void json_features(FILE *out, const struct facts *f)
+{
+	const char *why = preempt_ignored_reason(f);
+	const char *rseq = rseq_slice_state(f);
+
+	fputs(",\"kernel_features\":{\"all_modes_built\":", out);
+	json_tristate(out, f->cfg_all_modes);
+	fputs(",\"rseq_slice_ext\":", out);
+	if (rseq[0])
+		json_string(out, rseq);
+	else
+		fputs("null", out);
+	fputs(",\"rseq_slice_ext_cmdline\":", out);
+	json_tristate(out, f->boot.rseq_slice_ext);
+	fputs(",\"rseq_slice_ext_nsec\":", out);
+	if (f->rseq_slice_nsec >= 0)
+		fprintf(out, "%lld", f->rseq_slice_nsec);
+	else
+		fputs("null", out);
+	fputs(",\"preempt_arg\":", out);
+	if (f->boot.admin_set)
+		json_string(out, f->boot.admin_value);
+	else
+		fputs("null", out);
+	fputs(",\"preempt_ignored\":", out);
+	if (why)
+		json_string(out, why);
+	else
+		fputs("null", out);
+	fputs(",\"kernel_log_unsupported_mode\":", out);
+	if (f->klog_state > 0)
+		json_string(out, f->klog_ignored);
+	else
+		fputs(f->klog_state < 0 ? "null" : "\"\"", out);
+	fputc('}', out);
 }

@@ -502,6 +502,66 @@ run "$FX/patched" "$FX/root-pg-big" --config "$TMP/live.conf" decide
 check "decide: the same rule without processes (initramfs-like /proc) does not match" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) "'
 
+# --- kernel features: preempt= ignored, opt-in modes, rseq slice extension --
+kernel_copy unpatched "root=/dev/vda preempt=none rseq_slice_ext=off"
+mkdir -p "$TMP/k/proc/sys/kernel" "$TMP/k/sys/kernel/debug/rseq"
+echo 7.3.4-test >"$TMP/k/proc/sys/kernel/osrelease"
+echo 5000 >"$TMP/k/sys/kernel/debug/rseq/slice_ext_nsec"
+rm -rf "$TMP/r"
+mkdir -p "$TMP/r/boot"
+printf 'CONFIG_PREEMPT_LAZY=y\nCONFIG_PREEMPT_DYNAMIC=y\nCONFIG_RSEQ_SLICE_EXTENSION=y\n' >"$TMP/r/boot/config-7.3.4-test"
+printf '[    0.000000] Kernel command line: root=/dev/vda preempt=none\n[    0.000000] Dynamic Preempt: unsupported mode: none\n' >"$TMP/klog"
+run "$TMP/k" "$TMP/r" --kernel-log "$TMP/klog" explain
+check "explain: preempt=none the unpatched kernel ignored (its log line), opt-in not built, rseq extension built but off" \
+	'[ $RC -eq 0 ] &&
+	 grep -q "^  none/voluntary opt-in (PREEMPT_DYNAMIC_ALL_MODES): not built; the kernel does not list none$" "$TMP/out" &&
+	 grep -q "^  rseq time-slice extension (RSEQ_SLICE_EXTENSION): disabled (rseq_slice_ext=off), debugfs rseq/slice_ext_nsec=5000$" "$TMP/out" &&
+	 grep -q "^  preempt=none: ignored by the kernel (the kernel log says \"Dynamic Preempt: unsupported mode: \"); it runs lazy$" "$TMP/out" &&
+	 grep -q "^  kernel log: \"Dynamic Preempt: unsupported mode: none\"$" "$TMP/out" &&
+	 grep -q "^  preempt_ignored  *1 " "$TMP/out" && grep -q "^  rseq_slice_ext  *disabled " "$TMP/out"'
+kernel_copy patched "root=/dev/vda preempt=full"
+mkdir -p "$TMP/k/proc/sys/kernel"
+echo 7.3.4-test >"$TMP/k/proc/sys/kernel/osrelease"
+printf 'CONFIG_PREEMPT_LAZY=y\nCONFIG_PREEMPT_DYNAMIC_ALL_MODES=y\n# CONFIG_RSEQ_SLICE_EXTENSION is not set\n' >"$TMP/r/boot/config-7.3.4-test"
+printf '[    0.000000] Dynamic Preempt: full\n' >"$TMP/klog"
+run "$TMP/k" "$TMP/r" --kernel-log "$TMP/klog" --json explain
+check "explain --json: preempt=full taken, opt-in built, extension not built" \
+	'[ $RC -eq 0 ] && python3 -c "
+import json, sys
+k = json.load(sys.stdin)[\"kernel_features\"]
+assert k == {\"all_modes_built\": True, \"rseq_slice_ext\": \"not-built\", \"rseq_slice_ext_cmdline\": None, \"rseq_slice_ext_nsec\": None, \"preempt_arg\": \"full\", \"preempt_ignored\": None, \"kernel_log_unsupported_mode\": \"\"}, k
+" <"$TMP/out"'
+
+# --- verify -------------------------------------------------------------
+run "$FX/live" "$FX/root-pg-big" verify
+check "verify: all as expected (keep, pool, the cluster's predicted and live base pages) -> exit 0" \
+	'[ $RC -eq 0 ] && grep -q "^mode  *lazy  *lazy  *yes  *default$" "$TMP/out" &&
+	 grep -q "^cluster 16/main backing  *none  *none  *yes  *postmaster 1000, huge_pages=try$" "$TMP/out" &&
+	 grep -q "^verify: 0 of 3 compared differ$" "$TMP/out"'
+run "$FX/live" "$OPTIN" verify
+check "verify: the policy wants none, the kernel runs lazy -> mode differs, exit 6" \
+	'[ $RC -eq 6 ] && grep -q "^mode  *none  *lazy  *no  *rule$" "$TMP/out" &&
+	 grep -q "^verify: 1 of 3 compared differ$" "$TMP/out"'
+kernel_copy live "ro"
+echo 5000 >"$TMP/k/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+run "$TMP/k" "$FX/root-pg-big" --json verify
+check "verify --json: pages reserved but the running cluster is in base pages -> cluster differs, exit 6" \
+	'[ $RC -eq 6 ] && python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+c = [i for i in d[\"items\"] if i[\"item\"] == \"cluster 16/main backing\"][0]
+assert c[\"expected\"] == \"hugetlb\" and c[\"actual\"] == \"none\" and c[\"compliant\"] is False, c
+assert d[\"differ\"] == 1 and d[\"compared\"] == 3 and d[\"exit_code\"] == 6, d
+" <"$TMP/out"'
+rm -rf "$TMP/r"
+cp -R "$FX/root-pg-sysctl" "$TMP/r"
+rm "$TMP/r/usr/lib/sysctl.d/20-bad.conf"
+run "$FX/patched" "$TMP/r" verify
+check "verify: sysctl.d reserves 4300, the live pool is 0 -> pool differs; a cluster not running is not compared" \
+	'[ $RC -eq 6 ] && grep -q "^hugetlb pool 2MiB  *4300  *0  *no  */etc/sysctl.d/60-pg.conf:3$" "$TMP/out" &&
+	 grep -q "^cluster 15/main backing  *hugetlb  *-  *n/a  *not running$" "$TMP/out" &&
+	 grep -q "^verify: 1 of 2 compared differ$" "$TMP/out"'
+
 # --- advise -------------------------------------------------------------
 run "$FX/live" "$FX/root-pg-big" advise
 check "advise: pages from the running segment (+1 as the server counts), pool grows now, other workloads named" \
