@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Gather all facts in the order their dependencies need. */
 #include "facts.h"
+#include "state.h"
 
 #include <string.h>
 
@@ -16,4 +17,5 @@ void facts_gather(struct facts *f, const struct env *env,
 	facts_gather_postgres(f, env, pol);
 	facts_gather_live(f, env);
 	facts_derive(f);
+	facts_gather_state(f, env);
 }

@@ -87,6 +87,18 @@ struct live_pg {
 	int cluster;			/* index into facts.clusters, -1 */
 };
 
+#define STATE_MAX_CLUSTERS	8
+
+/* ROOT/var/lib/preempt-policy/state, see state.h */
+struct saved_state {
+	bool present;
+	bool bad;			/* malformed: ignored, diagnosed */
+	int mode;
+	char reason[256];
+	char clusters[STATE_MAX_CLUSTERS][NAME_LEN * 2];
+	unsigned int nclusters;
+};
+
 struct facts {
 	/* kernel */
 	struct mode_list modes;
@@ -132,6 +144,7 @@ struct facts {
 	uint64_t pg_shared_memory;
 	uint64_t pg_shm_without_hugepages;
 	uint64_t pg_hugepages_needed;
+	struct saved_state state;
 	/* anything malformed seen while gathering */
 	struct diag_list diags;
 };

@@ -8,6 +8,7 @@
 #include "cmdline_out.h"
 #include "exit_codes.h"
 #include "output_dir.h"
+#include "state.h"
 #include "verify.h"
 #include "report.h"
 
@@ -39,6 +40,9 @@ static void usage(FILE *out)
 		"                             preempt= for the next boot\n"
 		"  advise                     huge pages per PostgreSQL cluster, the mode after\n"
 		"  verify                     expected against actual: mode, pools, clusters\n"
+		"  record                     keep the decision for the next boot (state file)\n"
+		"  clear-state                remove the state file\n"
+		"  after-start                record, or apply too (after-start = in the policy)\n"
 		"other options: --arch ARCH, --kmsg FILE, --kernel-log FILE, --mount-debugfs,\n"
 		"               --version, --help\n"
 		"exit: 0 ok, 1 usage, 2 bad input, 3 kernel cannot, 4 write failed,\n"
@@ -220,7 +224,10 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	    strcmp(cli->command, "apply") != 0 &&
 	    strcmp(cli->command, "cmdline") != 0 &&
 	    strcmp(cli->command, "advise") != 0 &&
-	    strcmp(cli->command, "verify") != 0) {
+	    strcmp(cli->command, "verify") != 0 &&
+	    strcmp(cli->command, "record") != 0 &&
+	    strcmp(cli->command, "after-start") != 0 &&
+	    strcmp(cli->command, "clear-state") != 0) {
 		fprintf(stderr, "preempt-policy: unknown command '%s'\n",
 			cli->command);
 		usage(stderr);
@@ -285,6 +292,26 @@ static int run_command(const struct cli *cli, struct run *run)
 		return advise_output(run, env, stdout);
 	if (strcmp(cmd, "verify") == 0)
 		return verify_output(run, env, stdout);
+	if (strcmp(cmd, "record") == 0)
+		return state_record(run, env, stdout);
+	if (strcmp(cmd, "after-start") == 0) {
+		/*
+		 * Run by the postgresql@.service drop-in once a cluster is up:
+		 * the policy file says whether to do nothing, keep the
+		 * decision for the next boot (default), or also switch now.
+		 */
+		if (run->policy->after_start == AFTER_OFF) {
+			printf("after-start = off in the policy: nothing done\n");
+			return EXIT_OK;
+		}
+		code = state_record(run, env, stdout);
+		if (run->policy->after_start == AFTER_APPLY && code == EXIT_OK)
+			code = apply_decision(run, env, &live_kernel_ops,
+					      (void *)env, stdout);
+		return code;
+	}
+	if (strcmp(cmd, "clear-state") == 0)
+		return state_clear(env, stdout);
 	if (env->json) {
 		report_json(stdout, run, code, strcmp(cmd, "explain") == 0);
 		return code;

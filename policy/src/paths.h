@@ -45,6 +45,9 @@
 				"usr/local/lib/sysctl.d", "usr/lib/sysctl.d", \
 				"lib/sysctl.d"
 #define ETC_SYSCTL_CONF		"etc/sysctl.conf"
+/* The decision kept for the next boot (state.c). */
+#define VAR_STATE_DIR		"var/lib/preempt-policy"
+#define VAR_STATE_FILE		"var/lib/preempt-policy/state"
 /* The kernel's build configuration, Debian's place: boot/config-RELEASE. */
 #define BOOT_CONFIG_PREFIX	"boot/config-"
 

@@ -562,6 +562,57 @@ check "verify: sysctl.d reserves 4300, the live pool is 0 -> pool differs; a clu
 	 grep -q "^cluster 15/main backing  *hugetlb  *-  *n/a  *not running$" "$TMP/out" &&
 	 grep -q "^verify: 1 of 2 compared differ$" "$TMP/out"'
 
+# --- state file: record after start, the next boot, expiry, clear -------
+rm -rf "$TMP/r"
+cp -R "$FX/root-pg-big" "$TMP/r"
+mkdir -p "$TMP/r/etc/preempt-policy.d"
+echo 'rule pg-fell-back: pg_live_fallbacks > 0 -> none' >"$TMP/r/etc/preempt-policy.d/60-live.conf"
+STATE=$TMP/r/var/lib/preempt-policy/state
+run "$FX/live" "$TMP/r" after-start
+check "after-start (default record): the cluster fell back -> state written atomically, mode none, the cluster named" \
+	'[ $RC -eq 0 ] && grep -q "^recorded $STATE: mode=none for the next boot$" "$TMP/out" &&
+	 grep -qx "mode=none" "$STATE" && grep -qx "cluster=16/main" "$STATE" &&
+	 grep -q "^reason=rule pg-fell-back " "$STATE" && [ ! -e "$STATE.tmp" ]'
+run "$FX/patched" "$TMP/r" decide
+check "next boot (no processes, as in the initramfs): the state decides none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"state /var/lib/preempt-policy/state: none while cluster 16/main gets no huge pages" &&
+	 sed -n 2p "$TMP/out" | grep -q "^source=state "'
+mkdir -p "$TMP/r/etc/sysctl.d"
+echo "vm.nr_hugepages = 4300" >"$TMP/r/etc/sysctl.d/60-pg.conf"
+run "$FX/patched" "$TMP/r" decide
+check "the pages advise named are reserved -> the state no longer holds, keep" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) reason=\"no rule matched"'
+rm "$TMP/r/etc/sysctl.d/60-pg.conf"
+mv "$TMP/r/etc/postgresql/16" "$TMP/r/etc/postgresql-16-gone"
+run "$FX/patched" "$TMP/r" decide
+check "the cluster is gone -> the state no longer holds, keep" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) "'
+mv "$TMP/r/etc/postgresql-16-gone" "$TMP/r/etc/postgresql/16"
+run "$FX/patched" "$TMP/r" clear-state
+check "clear-state removes it; the next boot keeps the mode" \
+	'[ $RC -eq 0 ] && [ ! -e "$STATE" ] && run "$FX/patched" "$TMP/r" decide && first_line | grep -q "^mode=keep (lazy) "'
+run "$FX/live" "$TMP/r" record
+printf 'after-start = off\n' >>"$TMP/r/etc/preempt-policy.d/60-live.conf"
+rm -f "$STATE"
+run "$FX/live" "$TMP/r" after-start
+check "after-start = off: nothing written" \
+	'[ $RC -eq 0 ] && grep -q "^after-start = off in the policy: nothing done$" "$TMP/out" && [ ! -e "$STATE" ]'
+sed -i "s/^after-start = off$/after-start = apply/" "$TMP/r/etc/preempt-policy.d/60-live.conf"
+run "$FX/live" "$TMP/r" --dry-run after-start
+check "after-start = apply (--dry-run): would record and would write none" \
+	'[ $RC -eq 0 ] && grep -q "^dry-run: would write $STATE: mode=none cluster=16/main$" "$TMP/out" &&
+	 grep -q "none" "$TMP/out" && grep -qi "would" "$TMP/out" && [ ! -e "$STATE" ]'
+mkdir -p "$(dirname "$STATE")"
+printf 'mode=bogus\n' >"$STATE"
+run "$FX/patched" "$TMP/r" decide
+check "a state file the tool did not write: diagnostic, bad input, keep" \
+	'[ $RC -eq 2 ] && grep -q "var/lib/preempt-policy/state: not a state file preempt-policy wrote" "$TMP/err" &&
+	 first_line | grep -q "^mode=keep"'
+rm -rf "$TMP/r/etc/preempt-policy.d" "$STATE"
+run "$FX/live" "$TMP/r" record
+check "record when no rule picks a mode: nothing recorded, no file" \
+	'[ $RC -eq 0 ] && grep -q "^nothing to record (no rule picked a mode): state cleared" "$TMP/out" && [ ! -e "$STATE" ]'
+
 # --- advise -------------------------------------------------------------
 run "$FX/live" "$FX/root-pg-big" advise
 check "advise: pages from the running segment (+1 as the server counts), pool grows now, other workloads named" \
