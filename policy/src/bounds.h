@@ -22,6 +22,10 @@
 #define MAX_CLUSTERS		32
 #define MAX_PG_PATHS		16		/* postgres-conf/pgdata entries */
 #define MAX_HUGEPAGE_POOLS	8
+#define MAX_LIVE_PIDS		65536		/* processes scanned in /proc */
+#define MAX_LIVE_PGS		32		/* running postmasters */
+#define MAX_LIVE_SHMS		32		/* large shared objects, live */
+#define MAX_SHM_MOUNTS		256		/* tmpfs/hugetlbfs mounts told apart */
 #define MAX_SYSCTL_FILES	256		/* sysctl.d files, all directories */
 #define MAX_DIAGS		32		/* diagnostics kept; more are counted */
 #define DIAG_LEN		512

@@ -4,7 +4,9 @@
  * root's /boot/config-RELEASE (Debian installs it with every kernel).
  * `keep` returns to it: when the initramfs chose none on a pool that was
  * not there yet, a later run that finds nothing to act on must be able to
- * undo that, not keep it forever.
+ * undo that, not keep it forever.  The same file says whether the kernel
+ * was built with the opt-in none/voluntary (PREEMPT_DYNAMIC_ALL_MODES) and
+ * the rseq time-slice extension (RSEQ_SLICE_EXTENSION).
  */
 #include "facts.h"
 #include "paths.h"
@@ -50,6 +52,8 @@ void facts_gather_build_default(struct facts *f, const struct env *env)
 
 	f->build_mode = MODE_UNKNOWN;
 	f->build_mode_origin[0] = '\0';
+	f->cfg_all_modes = -1;
+	f->cfg_rseq_slice = -1;
 	if (path_join(path, sizeof(path), env->proc, PROC_OSRELEASE) ||
 	    read_small_file(path, release, sizeof(release)))
 		return;
@@ -61,16 +65,21 @@ void facts_gather_build_default(struct facts *f, const struct env *env)
 	snprintf(rel, sizeof(rel), "%s%.*s", BOOT_CONFIG_PREFIX, (int)len, r);
 	if (root_read_file(env->root, rel, MAX_BOOT_CONFIG_FILE, &buf, &len))
 		return;
+	f->cfg_all_modes = 0;
+	f->cfg_rseq_slice = 0;
 	line_reader_init(&lr, buf, len);
 	while (line_reader_next(&lr, &line, &len)) {
 		int mode = model_of_line(line, len);
 
-		if (mode == MODE_UNKNOWN)
+		if (span_equals(line, len, "CONFIG_PREEMPT_DYNAMIC_ALL_MODES=y"))
+			f->cfg_all_modes = 1;
+		else if (span_equals(line, len, "CONFIG_RSEQ_SLICE_EXTENSION=y"))
+			f->cfg_rseq_slice = 1;
+		if (mode == MODE_UNKNOWN || f->build_mode != MODE_UNKNOWN)
 			continue;
 		f->build_mode = mode;
 		snprintf(f->build_mode_origin, sizeof(f->build_mode_origin),
 			 "/%s:%u", rel, lr.lineno);
-		break;
 	}
 	free(buf);
 }

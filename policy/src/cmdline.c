@@ -14,6 +14,29 @@ static void boot_args_init(struct boot_args *b)
 	b->admin_mode = MODE_UNKNOWN;
 	b->forced_mode = MODE_UNKNOWN;
 	b->sysctl_nr_hugepages = -1;
+	b->rseq_slice_ext = -1;
+}
+
+/* kstrtobool(): y/Y/t/T/1, n/N/f/F/0, on/off; -1 when the kernel ignores it. */
+static int parse_kernel_bool(const char *v, size_t n)
+{
+	if (n == 0)
+		return -1;
+	switch (v[0]) {
+	case 'y': case 'Y': case 't': case 'T': case '1':
+		return 1;
+	case 'n': case 'N': case 'f': case 'F': case '0':
+		return 0;
+	case 'o': case 'O':
+		if (n >= 2 && (v[1] == 'n' || v[1] == 'N'))
+			return 1;
+		if (n >= 2 && (v[1] == 'f' || v[1] == 'F'))
+			return 0;
+		break;
+	default:
+		break;
+	}
+	return -1;
 }
 
 /*
@@ -182,6 +205,9 @@ int parse_boot_args(const char *text, size_t len, const char *source,
 		} else if (match_key(text + start, i - start, "preempt.policy",
 				     &val, &vlen)) {
 			errors += parse_policy_value(val, vlen, source, b, d);
+		} else if (match_key(text + start, i - start, "rseq_slice_ext",
+				     &val, &vlen)) {
+			b->rseq_slice_ext = parse_kernel_bool(val, vlen);
 		} else {
 			parse_hugepage_word(text + start, i - start, source, b,
 					    &size_now, d, &errors);

@@ -29,6 +29,7 @@ struct boot_args {
 	unsigned int nhugepages;
 	uint64_t default_hugepagesz;	/* default_hugepagesz=, 0 if absent */
 	long long sysctl_nr_hugepages;	/* sysctl.vm.nr_hugepages=, -1 if absent */
+	int rseq_slice_ext;		/* rseq_slice_ext=: 1 on, 0 off, -1 absent */
 };
 
 /*
@@ -37,7 +38,8 @@ struct boot_args {
  * The last preempt= and preempt.policy= win, as they do in the kernel.
  * preempt.policy takes a comma list of off, debug, auto and one mode.
  * hugepagesz=, hugepages=, default_hugepagesz= and sysctl.vm.nr_hugepages=
- * (or sysctl.vm/nr_hugepages=) are kept to predict the hugetlb pools.
+ * (or sysctl.vm/nr_hugepages=) are kept to predict the hugetlb pools;
+ * rseq_slice_ext= as the kernel's kstrtobool() reads it.
  * Problems go to @d with @source as the location; returns their count.
  */
 int parse_boot_args(const char *text, size_t len, const char *source,

@@ -75,10 +75,24 @@ static const char *wanted_arg(const struct run *run, int *code,
 	return mode_name(d->mode);
 }
 
+void cmdline_snippet_line(FILE *out, enum cmdline_format format,
+			  const char *args)
+{
+	if (format == CMDLINE_GRUB)
+		fprintf(out, "GRUB_CMDLINE_LINUX=\"${GRUB_CMDLINE_LINUX} %s\"\n",
+			args);
+	else if (format == CMDLINE_UBOOT)
+		fprintf(out, "setenv bootargs \"${bootargs} %s\"\n", args);
+	else
+		fprintf(out, "%s\n", args);
+}
+
 static void print_snippet(FILE *out, const struct run *run,
 			  enum cmdline_format format, const char *mode,
 			  const char *why)
 {
+	char arg[64];
+
 	if (format == CMDLINE_PLAIN) {
 		if (mode)
 			fprintf(out, "preempt=%s\n", mode);
@@ -99,11 +113,8 @@ static void print_snippet(FILE *out, const struct run *run,
 	if (!mode)
 		return;
 	/* GRUB_CMDLINE_LINUX: every entry, recovery too; the mode is not a tweak. */
-	if (format == CMDLINE_GRUB)
-		fprintf(out, "GRUB_CMDLINE_LINUX=\"${GRUB_CMDLINE_LINUX} preempt=%s\"\n",
-			mode);
-	else
-		fprintf(out, "setenv bootargs \"${bootargs} preempt=%s\"\n", mode);
+	snprintf(arg, sizeof(arg), "preempt=%s", mode);
+	cmdline_snippet_line(out, format, arg);
 }
 
 static int run_mkimage(const struct run *run, const struct env *env,

@@ -18,6 +18,13 @@ int cmdline_output(const struct run *run, const struct env *env,
 		   enum cmdline_format format, const char *mkimage_out,
 		   FILE *out);
 
+/*
+ * One line that adds @args to the kernel command line: GRUB's
+ * GRUB_CMDLINE_LINUX (every entry, recovery too) or U-Boot's bootargs.
+ */
+void cmdline_snippet_line(FILE *out, enum cmdline_format format,
+			  const char *args);
+
 /* mkimage -A name for a uname machine ("aarch64" -> "arm64"). */
 const char *uboot_arch_name(const char *machine);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The decision: command line overrides, then first matching rule. */
 #include "decide.h"
+#include "paths.h"
+#include "state.h"
 #include "size.h"
 #include "util.h"
 
@@ -13,9 +15,10 @@ const char *decision_source_name(enum decision_source s)
 		[SRC_DISABLED] = "disabled", [SRC_ADMIN] = "cmdline",
 		[SRC_FORCED] = "forced", [SRC_FALLBACK] = "fallback",
 		[SRC_RULE] = "rule", [SRC_DEFAULT] = "default",
+		[SRC_STATE] = "state",
 	};
 
-	return s <= SRC_DEFAULT ? names[s] : "?";
+	return s <= SRC_STATE ? names[s] : "?";
 }
 
 static bool compare_numbers(uint64_t a, enum cmp_op op, uint64_t b)
@@ -130,7 +133,8 @@ void decide(const struct facts *f, const struct policy *p, bool bad_input,
 			 "; keep is the kernel's build default %s (%.200s)",
 			 mode_name(f->build_mode), f->build_mode_origin);
 	}
-	if (d->source == SRC_RULE || d->source == SRC_DEFAULT)
+	if (d->source == SRC_RULE || d->source == SRC_DEFAULT ||
+	    d->source == SRC_STATE)
 		add_pool_provenance(f, d);
 }
 
@@ -138,6 +142,7 @@ static void decide_on_facts(const struct facts *f, const struct policy *p,
 			    bool bad_input, struct decision *d)
 {
 	const struct boot_args *b = &f->boot;
+	const char *held;
 	unsigned int i;
 
 	memset(d, 0, sizeof(*d));
@@ -182,6 +187,17 @@ static void decide_on_facts(const struct facts *f, const struct policy *p,
 				    sizeof(d->reason));
 			return;
 		}
+	}
+	/* The decision after the last boot, while its reason holds. */
+	held = state_holds(f);
+	if (held && f->state.mode != MODE_UNKNOWN) {
+		d->mode = f->state.mode;
+		d->source = SRC_STATE;
+		snprintf(d->reason, sizeof(d->reason),
+			 "state /%s: %s while cluster %.96s gets no huge pages (recorded: %.240s)",
+			 VAR_STATE_FILE, mode_name(f->state.mode), held,
+			 f->state.reason);
+		return;
 	}
 	d->mode = p->default_mode;
 	d->source = SRC_DEFAULT;

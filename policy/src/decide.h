@@ -15,6 +15,7 @@ enum decision_source {
 	SRC_FALLBACK,	/* bad input: keep the kernel's default */
 	SRC_RULE,	/* a policy rule matched */
 	SRC_DEFAULT,	/* no rule matched */
+	SRC_STATE,	/* no rule matched; the state file still holds */
 };
 
 struct decision {

@@ -12,6 +12,7 @@ struct env {
 	const char *config;	/* --config FILE: only this file, no .d */
 	const char *arch;	/* --arch override of uname -m */
 	const char *kmsg;	/* --kmsg FILE, default /dev/kmsg */
+	const char *klog;	/* --kernel-log FILE to read; NULL: /dev/kmsg when live */
 	bool dry_run;
 	bool json;
 	bool verbose;

@@ -10,6 +10,7 @@ enum exit_code {
 	EXIT_CANNOT = 3,	/* kernel cannot do the mode; nothing written */
 	EXIT_WRITE_FAILED = 4,	/* write, read-back or mkimage failed */
 	EXIT_DISABLED = 5,	/* preempt.policy=off (apply only) */
+	EXIT_DIFFER = 6,	/* verify: expected and actual differ */
 };
 
 #endif

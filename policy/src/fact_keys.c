@@ -43,6 +43,29 @@ static const struct fact_key_info key_info[FACT_KEY_COUNT] = {
 		"shared memory of clusters that get no huge pages" },
 	[FACT_PG_HUGEPAGES_NEEDED] = { "pg_hugepages_needed", FACT_COUNT,
 				       "huge pages the clusters would use" },
+	[FACT_PG_RUNNING] = { "pg_running", FACT_COUNT,
+			      "running postmasters (live, /proc)" },
+	[FACT_PG_LIVE_SHM_WITHOUT_HUGEPAGES] = {
+		"pg_live_shm_without_hugepages", FACT_SIZE,
+		"running postmasters' segments in base pages (live)" },
+	[FACT_PG_LIVE_FALLBACKS] = {
+		"pg_live_fallbacks", FACT_COUNT,
+		"huge_pages=try clusters running without hugetlb (live)" },
+	[FACT_SHM_LIVE_LARGE] = {
+		"shm_live_large", FACT_COUNT,
+		"shared memory objects >= threshold, any process (live)" },
+	[FACT_SHM_LIVE_WITHOUT_HUGEPAGES] = {
+		"shm_live_without_hugepages", FACT_SIZE,
+		"the same, in base pages (live)" },
+	[FACT_PREEMPT_ALL_MODES] = {
+		"preempt_all_modes", FACT_WORD,
+		"opt-in none/voluntary: built or not-built (/boot/config)" },
+	[FACT_RSEQ_SLICE_EXT] = {
+		"rseq_slice_ext", FACT_WORD,
+		"rseq time-slice extension: enabled, disabled, not-built" },
+	[FACT_PREEMPT_IGNORED] = {
+		"preempt_ignored", FACT_COUNT,
+		"1 when the kernel ignored preempt= on the command line" },
 };
 
 const char *fact_key_name(enum fact_key k)
@@ -122,6 +145,53 @@ static void default_pool_pages(const struct facts *f, struct fact_value *v)
 	set_number(v, 0);
 }
 
+/*
+ * Live facts are unknown where /proc shows no process at all (a fixture
+ * tree without PID directories): 0 would claim that nothing runs.
+ */
+static void live_fact(const struct facts *f, enum fact_key k,
+		      struct fact_value *v)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	if (!f->live_scanned)
+		return;
+	switch (k) {
+	case FACT_PG_RUNNING:
+		n = f->nlive_pgs;
+		break;
+	case FACT_PG_LIVE_SHM_WITHOUT_HUGEPAGES:
+		for (i = 0; i < f->nlive_pgs; i++)
+			if (f->live_pgs[i].seg.smaps_read &&
+			    f->live_pgs[i].seg.backing == PG_BACKING_4K)
+				n += f->live_pgs[i].seg.size;
+		break;
+	case FACT_PG_LIVE_FALLBACKS:
+		for (i = 0; i < f->nlive_pgs; i++) {
+			const struct live_pg *pg = &f->live_pgs[i];
+
+			if (pg->cluster >= 0 && pg->seg.smaps_read &&
+			    f->clusters[pg->cluster].huge_pages == PG_HUGE_TRY &&
+			    pg->seg.backing != PG_BACKING_HUGETLB)
+				n++;
+		}
+		break;
+	case FACT_SHM_LIVE_LARGE:
+		n = f->nlive_shms;
+		break;
+	case FACT_SHM_LIVE_WITHOUT_HUGEPAGES:
+		for (i = 0; i < f->nlive_shms; i++)
+			if (f->live_shms[i].smaps_read &&
+			    f->live_shms[i].backing == PG_BACKING_4K)
+				n += f->live_shms[i].size;
+		break;
+	default:
+		return;
+	}
+	set_number(v, n);
+}
+
 void fact_get(const struct facts *f, enum fact_key k, struct fact_value *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -177,6 +247,24 @@ void fact_get(const struct facts *f, enum fact_key k, struct fact_value *v)
 		break;
 	case FACT_PG_HUGEPAGES_NEEDED:
 		set_number(v, f->pg_hugepages_needed);
+		break;
+	case FACT_PG_RUNNING:
+	case FACT_PG_LIVE_SHM_WITHOUT_HUGEPAGES:
+	case FACT_PG_LIVE_FALLBACKS:
+	case FACT_SHM_LIVE_LARGE:
+	case FACT_SHM_LIVE_WITHOUT_HUGEPAGES:
+		live_fact(f, k, v);
+		break;
+	case FACT_PREEMPT_ALL_MODES:
+		if (f->cfg_all_modes >= 0)
+			set_word(v, f->cfg_all_modes ? "built" : "not-built");
+		break;
+	case FACT_RSEQ_SLICE_EXT:
+		set_word(v, rseq_slice_state(f));
+		break;
+	case FACT_PREEMPT_IGNORED:
+		if (f->cmdline_read)
+			set_number(v, preempt_ignored_reason(f) ? 1 : 0);
 		break;
 	case FACT_KEY_COUNT:
 		break;

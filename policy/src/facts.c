@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Gather all facts in the order their dependencies need. */
 #include "facts.h"
+#include "state.h"
 
 #include <string.h>
 
@@ -10,8 +11,11 @@ void facts_gather(struct facts *f, const struct env *env,
 	memset(f, 0, sizeof(*f));
 	facts_gather_kernel(f, env);
 	facts_gather_build_default(f, env);
+	facts_gather_features(f, env);
 	facts_gather_memory(f, env);
 	facts_predict_hugetlb(f, env);
 	facts_gather_postgres(f, env, pol);
+	facts_gather_live(f, env);
 	facts_derive(f);
+	facts_gather_state(f, env);
 }

@@ -53,6 +53,50 @@ struct pg_cluster {
 	uint64_t hugepages_needed;	/* of huge_page_size (or default) */
 	enum pg_backing backing;
 	bool bad;			/* a file of this cluster was malformed */
+	int live;			/* index into facts.live_pgs, -1 if not running */
+};
+
+#define LIVE_COMM_LEN	17	/* TASK_COMM_LEN + 1 */
+#define LIVE_OBJ_LEN	96
+
+/*
+ * A shared memory object seen live in /proc: a mapping of a running
+ * process, as /proc/PID/maps and /proc/PID/smaps describe it.
+ */
+struct live_shm {
+	int pid;			/* the first process found mapping it */
+	char comm[LIVE_COMM_LEN];
+	char object[LIVE_OBJ_LEN];	/* maps path, "/dev/zero (deleted)" */
+	unsigned int dev_major, dev_minor;
+	unsigned long long inode;
+	unsigned long long start;	/* address in that process */
+	uint64_t size;			/* bytes mapped */
+	uint64_t rss;			/* bytes resident in that process */
+	uint64_t page_size;		/* KernelPageSize */
+	enum pg_backing backing;	/* hugetlb, thp or base pages */
+	bool smaps_read;		/* false: backing unknown (unreadable) */
+};
+
+/* A running PostgreSQL postmaster and its main shared memory segment. */
+struct live_pg {
+	int pid;
+	char data_dir[PATH_LEN];	/* its cwd: the postmaster chdirs there */
+	char arg_data_dir[PATH_LEN];	/* -D from its command line, "" if none */
+	struct live_shm seg;		/* the largest shared mapping */
+	bool seg_found;
+	int cluster;			/* index into facts.clusters, -1 */
+};
+
+#define STATE_MAX_CLUSTERS	8
+
+/* ROOT/var/lib/preempt-policy/state, see state.h */
+struct saved_state {
+	bool present;
+	bool bad;			/* malformed: ignored, diagnosed */
+	int mode;
+	char reason[256];
+	char clusters[STATE_MAX_CLUSTERS][NAME_LEN * 2];
+	unsigned int nclusters;
 };
 
 struct facts {
@@ -65,10 +109,18 @@ struct facts {
 	struct boot_args boot;
 	bool cmdline_read;
 	int build_mode;			/* Kconfig's model, MODE_UNKNOWN if unknown */
+	/* from /boot/config-R: 1 =y, 0 not set, -1 no config file */
+	int cfg_all_modes;		/* CONFIG_PREEMPT_DYNAMIC_ALL_MODES */
+	int cfg_rseq_slice;		/* CONFIG_RSEQ_SLICE_EXTENSION */
+	long long rseq_slice_nsec;	/* debugfs rseq/slice_ext_nsec, -1 */
+	/* kernel log: "Dynamic Preempt: unsupported mode: X" */
+	int klog_state;			/* -1 not read, 0 no such line, 1 found */
+	char klog_ignored[NAME_LEN];	/* X, the last one */
 	char build_mode_origin[PATH_LEN + 16];	/* "/boot/config-R:LINE" */
 	/* machine */
 	long cpus;			/* 0 if unknown */
 	uint64_t mem_total;		/* bytes, 0 if unknown */
+	uint64_t mem_available;		/* MemAvailable, bytes, 0 if unknown */
 	uint64_t default_hugepage_size;	/* bytes, 0 if unknown */
 	struct hugetlb_pool pools[MAX_HUGEPAGE_POOLS];
 	unsigned int npools;
@@ -80,10 +132,19 @@ struct facts {
 	struct pg_cluster clusters[MAX_CLUSTERS];
 	unsigned int nclusters;
 	unsigned int clusters_skipped;	/* over MAX_CLUSTERS */
+	/* live, from the process directories of /proc (facts_live.c) */
+	struct live_pg live_pgs[MAX_LIVE_PGS];
+	unsigned int nlive_pgs;
+	struct live_shm live_shms[MAX_LIVE_SHMS];	/* >= live_threshold */
+	unsigned int nlive_shms;
+	uint64_t live_threshold;	/* bytes: the kernel's, else 1 GiB */
+	unsigned int live_scanned;	/* processes looked at */
+	unsigned int live_unreadable;	/* maps or smaps not readable */
 	/* derived, see facts_derive() */
 	uint64_t pg_shared_memory;
 	uint64_t pg_shm_without_hugepages;
 	uint64_t pg_hugepages_needed;
+	struct saved_state state;
 	/* anything malformed seen while gathering */
 	struct diag_list diags;
 };
@@ -97,6 +158,12 @@ void facts_gather(struct facts *f, const struct env *env,
 void facts_gather_kernel(struct facts *f, const struct env *env);
 /* The running kernel's build-time mode from the root's /boot/config-R. */
 void facts_gather_build_default(struct facts *f, const struct env *env);
+/* Kernel log (preempt= ignored), rseq slice extension knob; after kernel. */
+void facts_gather_features(struct facts *f, const struct env *env);
+/* "enabled", "disabled", "not-built", or "" when unknown. */
+const char *rseq_slice_state(const struct facts *f);
+/* Why the kernel ignored preempt=, or NULL when it did not (or no preempt=). */
+const char *preempt_ignored_reason(const struct facts *f);
 void facts_gather_memory(struct facts *f, const struct env *env);
 /*
  * The hugetlb pools the root will run with: the live pools, changed by
@@ -107,6 +174,12 @@ void facts_gather_memory(struct facts *f, const struct env *env);
 void facts_predict_hugetlb(struct facts *f, const struct env *env);
 void facts_gather_postgres(struct facts *f, const struct env *env,
 			   const struct policy *pol);
+/*
+ * Running postmasters and large shared mappings of any process, from
+ * /proc/PID/{comm,status,cmdline,cwd,maps,smaps}; matches postmasters to
+ * clusters.  Needs kernel (threshold) and postgres facts.
+ */
+void facts_gather_live(struct facts *f, const struct env *env);
 /* Huge page assignment and totals; needs memory and postgres facts. */
 void facts_derive(struct facts *f);
 

@@ -109,6 +109,7 @@ static void gather_meminfo(struct facts *f, const struct env *env)
 	char *buf;
 
 	f->mem_total = 0;
+	f->mem_available = 0;
 	f->default_hugepage_size = 0;
 	if (path_join(path, sizeof(path), env->proc, PROC_MEMINFO) ||
 	    read_file_capped(path, MAX_MEMINFO_FILE, &buf, &blen))
@@ -116,6 +117,7 @@ static void gather_meminfo(struct facts *f, const struct env *env)
 	line_reader_init(&lr, buf, blen);
 	while (line_reader_next(&lr, &line, &len)) {
 		meminfo_value(line, len, "MemTotal", &f->mem_total);
+		meminfo_value(line, len, "MemAvailable", &f->mem_available);
 		meminfo_value(line, len, "Hugepagesize",
 			      &f->default_hugepage_size);
 	}

@@ -3,10 +3,13 @@
  * preempt-policy: choose the preemption mode from the machine and its
  * workload.  main only parses the command line and wires the parts.
  */
+#include "advise.h"
 #include "apply.h"
 #include "cmdline_out.h"
 #include "exit_codes.h"
 #include "output_dir.h"
+#include "state.h"
+#include "verify.h"
 #include "report.h"
 
 #include <errno.h>
@@ -35,15 +38,22 @@ static void usage(FILE *out)
 		"  apply                      switch the running kernel to the mode\n"
 		"  cmdline [--format grub|uboot] [--mkimage OUT]\n"
 		"                             preempt= for the next boot\n"
-		"other options: --arch ARCH, --kmsg FILE, --mount-debugfs, --version, --help\n"
+		"  advise                     huge pages per PostgreSQL cluster, the mode after\n"
+		"  verify                     expected against actual: mode, pools, clusters\n"
+		"  record                     keep the decision for the next boot (state file)\n"
+		"  clear-state                remove the state file\n"
+		"  after-start                record, or apply too (after-start = in the policy)\n"
+		"other options: --arch ARCH, --kmsg FILE, --kernel-log FILE, --mount-debugfs,\n"
+		"               --version, --help\n"
 		"exit: 0 ok, 1 usage, 2 bad input, 3 kernel cannot, 4 write failed,\n"
-		"      5 disabled (apply); see preempt-policy(8)\n");
+		"      5 disabled (apply), 6 verify: differ; see preempt-policy(8)\n");
 }
 
 enum opt_id {
 	OPT_ROOT = 256, OPT_PROC, OPT_SYS, OPT_CONFIG, OPT_DRY_RUN, OPT_JSON,
 	OPT_VERBOSE, OPT_FORMAT, OPT_MKIMAGE, OPT_ARCH, OPT_KMSG,
 	OPT_MOUNT_DEBUGFS, OPT_TIMEOUT, OPT_OUTPUT_DIR, OPT_VERSION, OPT_HELP,
+	OPT_KERNEL_LOG,
 };
 
 static const struct option long_opts[] = {
@@ -58,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "mkimage", required_argument, NULL, OPT_MKIMAGE },
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "kmsg", required_argument, NULL, OPT_KMSG },
+	{ "kernel-log", required_argument, NULL, OPT_KERNEL_LOG },
 	{ "mount-debugfs", no_argument, NULL, OPT_MOUNT_DEBUGFS },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
@@ -161,6 +172,9 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_KMSG:
 			cli->env.kmsg = optarg;
 			break;
+		case OPT_KERNEL_LOG:
+			cli->env.klog = optarg;
+			break;
 		case OPT_MOUNT_DEBUGFS:
 			cli->env.mount_debugfs = true;
 			break;
@@ -208,7 +222,12 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	if (strcmp(cli->command, "decide") != 0 &&
 	    strcmp(cli->command, "explain") != 0 &&
 	    strcmp(cli->command, "apply") != 0 &&
-	    strcmp(cli->command, "cmdline") != 0) {
+	    strcmp(cli->command, "cmdline") != 0 &&
+	    strcmp(cli->command, "advise") != 0 &&
+	    strcmp(cli->command, "verify") != 0 &&
+	    strcmp(cli->command, "record") != 0 &&
+	    strcmp(cli->command, "after-start") != 0 &&
+	    strcmp(cli->command, "clear-state") != 0) {
 		fprintf(stderr, "preempt-policy: unknown command '%s'\n",
 			cli->command);
 		usage(stderr);
@@ -269,6 +288,30 @@ static int run_command(const struct cli *cli, struct run *run)
 			format = CMDLINE_UBOOT;
 		return cmdline_output(run, env, format, cli->mkimage, stdout);
 	}
+	if (strcmp(cmd, "advise") == 0)
+		return advise_output(run, env, stdout);
+	if (strcmp(cmd, "verify") == 0)
+		return verify_output(run, env, stdout);
+	if (strcmp(cmd, "record") == 0)
+		return state_record(run, env, stdout);
+	if (strcmp(cmd, "after-start") == 0) {
+		/*
+		 * Run by the postgresql@.service drop-in once a cluster is up:
+		 * the policy file says whether to do nothing, keep the
+		 * decision for the next boot (default), or also switch now.
+		 */
+		if (run->policy->after_start == AFTER_OFF) {
+			printf("after-start = off in the policy: nothing done\n");
+			return EXIT_OK;
+		}
+		code = state_record(run, env, stdout);
+		if (run->policy->after_start == AFTER_APPLY && code == EXIT_OK)
+			code = apply_decision(run, env, &live_kernel_ops,
+					      (void *)env, stdout);
+		return code;
+	}
+	if (strcmp(cmd, "clear-state") == 0)
+		return state_clear(env, stdout);
 	if (env->json) {
 		report_json(stdout, run, code, strcmp(cmd, "explain") == 0);
 		return code;

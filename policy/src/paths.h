@@ -15,6 +15,7 @@
 #define SYS_THP_ENABLED		"kernel/mm/transparent_hugepage/enabled"
 #define SYS_THP_SHMEM_ENABLED	"kernel/mm/transparent_hugepage/shmem_enabled"
 #define SYS_CPU_ONLINE		"devices/system/cpu/online"
+#define SYS_RSEQ_SLICE_NSEC	"kernel/debug/rseq/slice_ext_nsec"
 
 /* Under the proc root (default /proc). */
 #define PROC_CMDLINE		"cmdline"
@@ -24,6 +25,15 @@
 #define PROC_VMSTAT		"vmstat"
 #define VMSTAT_SHM_WARN		"shmem_hugepage_warn"
 #define PROC_SHM_WARN_BYTES	"sys/vm/shmem_hugepage_warn_bytes"
+/* Per process, under PROC/PID/; mounts of the tool's own namespace. */
+#define PROC_PID_COMM		"comm"
+#define PROC_PID_STATUS		"status"
+#define PROC_PID_CMDLINE	"cmdline"
+#define PROC_PID_CWD		"cwd"
+#define PROC_PID_MAPS		"maps"
+#define PROC_PID_SMAPS		"smaps"
+#define PROC_MOUNTINFO		"self/mountinfo"
+#define PROC_BUDDYINFO		"buddyinfo"
 
 /* Under the root (default /, or --root DIR). */
 #define ETC_POLICY_CONF		"etc/preempt-policy.conf"
@@ -35,10 +45,15 @@
 				"usr/local/lib/sysctl.d", "usr/lib/sysctl.d", \
 				"lib/sysctl.d"
 #define ETC_SYSCTL_CONF		"etc/sysctl.conf"
+/* The decision kept for the next boot (state.c). */
+#define VAR_STATE_DIR		"var/lib/preempt-policy"
+#define VAR_STATE_FILE		"var/lib/preempt-policy/state"
 /* The kernel's build configuration, Debian's place: boot/config-RELEASE. */
 #define BOOT_CONFIG_PREFIX	"boot/config-"
 
 /* Absolute, never under a root: the log always goes to the live kernel. */
 #define DEV_KMSG		"/dev/kmsg"
+/* The kernel's complaint about a preempt= value it does not know. */
+#define KLOG_UNSUPPORTED_MODE	"Dynamic Preempt: unsupported mode: "
 
 #endif

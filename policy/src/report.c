@@ -179,6 +179,15 @@ static void explain_postgres(FILE *out, const struct facts *f)
 			sb, huge_pages_name(c->huge_pages), est,
 			(unsigned long long)c->hugepages_needed,
 			pg_backing_name(c->backing));
+		if (c->live >= 0) {
+			const struct live_pg *pg = &f->live_pgs[c->live];
+
+			format_size(pg->seg.size, est, sizeof(est));
+			fprintf(out, "    running: postmaster %d segment=%s backing=%s (live)\n",
+				pg->pid, pg->seg_found ? est : "none",
+				pg->seg.smaps_read ?
+				pg_backing_name(pg->seg.backing) : "unknown");
+		}
 	}
 }
 
@@ -227,8 +236,10 @@ void report_explain_text(FILE *out, const struct run *run)
 	int k;
 
 	explain_kernel(out, run->facts);
+	explain_features(out, run->facts);
 	explain_memory(out, run->facts);
 	explain_postgres(out, run->facts);
+	explain_live(out, run->facts);
 	fprintf(out, "facts:\n");
 	for (k = 0; k < FACT_KEY_COUNT; k++) {
 		struct fact_value v;
@@ -236,7 +247,7 @@ void report_explain_text(FILE *out, const struct run *run)
 
 		fact_get(run->facts, (enum fact_key)k, &v);
 		fact_format((enum fact_key)k, &v, value, sizeof(value));
-		fprintf(out, "  %-26s %-12s %s\n", fact_key_name((enum fact_key)k),
+		fprintf(out, "  %-30s %-12s %s\n", fact_key_name((enum fact_key)k),
 			value, fact_key_help((enum fact_key)k));
 	}
 	explain_rules(out, run);
@@ -297,12 +308,20 @@ static void json_facts(FILE *out, const struct run *run)
 		json_string(out, c->conf_path);
 		fputs(",\"data_directory\":", out);
 		json_string(out, c->data_dir);
-		fprintf(out, ",\"shared_buffers\":%llu,\"huge_pages\":\"%s\",\"shm_estimate\":%llu,\"hugepages_needed\":%llu,\"backing\":\"%s\",\"malformed\":%s}",
+		fprintf(out, ",\"shared_buffers\":%llu,\"huge_pages\":\"%s\",\"shm_estimate\":%llu,\"hugepages_needed\":%llu,\"backing\":\"%s\",\"malformed\":%s",
 			(unsigned long long)c->shared_buffers,
 			huge_pages_name(c->huge_pages),
 			(unsigned long long)c->shm_estimate,
 			(unsigned long long)c->hugepages_needed,
 			pg_backing_name(c->backing), c->bad ? "true" : "false");
+		if (c->live >= 0 && f->live_pgs[c->live].seg.smaps_read)
+			fprintf(out, ",\"live\":{\"pid\":%d,\"segment\":%llu,\"backing\":\"%s\"}",
+				f->live_pgs[c->live].pid,
+				(unsigned long long)f->live_pgs[c->live].seg.size,
+				pg_backing_name(f->live_pgs[c->live].seg.backing));
+		else
+			fputs(",\"live\":null", out);
+		fputc('}', out);
 	}
 	fputs("],\"rules\":[", out);
 	for (i = 0; i < run->policy->nrules; i++) {
@@ -327,7 +346,10 @@ static void json_facts(FILE *out, const struct run *run)
 		}
 		fputs("]}", out);
 	}
-	fprintf(out, "],\"default\":\"%s\",\"policy_builtin\":%s",
+	fputc(']', out);
+	json_live(out, f);
+	json_features(out, f);
+	fprintf(out, ",\"default\":\"%s\",\"policy_builtin\":%s",
 		mode_name(run->policy->default_mode),
 		run->policy->builtin ? "true" : "false");
 }

@@ -23,6 +23,12 @@ void report_explain_text(FILE *out, const struct run *run);
 /* One JSON object; @explain adds facts, clusters and every rule. */
 void report_json(FILE *out, const struct run *run, int exit_code,
 		 int explain);
+/* The live facts: running postmasters and large shared memory. */
+void explain_live(FILE *out, const struct facts *f);
+void json_live(FILE *out, const struct facts *f);
+/* Build options, preempt= ignored, the rseq time-slice extension. */
+void explain_features(FILE *out, const struct facts *f);
+void json_features(FILE *out, const struct facts *f);
 /* Diagnostics to @out as "preempt-policy: <diag>" lines. */
 void report_diags(FILE *out, const struct run *run);
 

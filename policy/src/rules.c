@@ -359,6 +359,19 @@ static int parse_setting(struct policy *p, const char *line, size_t len,
 			     origin, strlen(origin));
 		return 0;
 	}
+	if (span_equals(key, klen, "after-start")) {
+		if (span_equals(val, vlen, "off"))
+			p->after_start = AFTER_OFF;
+		else if (span_equals(val, vlen, "record"))
+			p->after_start = AFTER_RECORD;
+		else if (span_equals(val, vlen, "apply"))
+			p->after_start = AFTER_APPLY;
+		else {
+			*why = "after-start must be off, record or apply";
+			return -EINVAL;
+		}
+		return 0;
+	}
 	*why = "unknown setting";
 	return -EINVAL;
 }

@@ -34,6 +34,9 @@ struct rule {
 	char origin[PATH_LEN + 16];	/* "file:line" */
 };
 
+/* What the run after a workload starts (after-start) may do. */
+enum after_start { AFTER_RECORD, AFTER_OFF, AFTER_APPLY };
+
 struct policy {
 	struct rule rules[MAX_RULES];
 	unsigned int nrules;
@@ -43,6 +46,7 @@ struct policy {
 	unsigned int npg_confs;
 	char pgdatas[MAX_PG_PATHS][PATH_LEN];	/* pgdata = */
 	unsigned int npgdatas;
+	enum after_start after_start;	/* after-start = off | record | apply */
 	bool builtin;			/* no file found, built-in text used */
 	unsigned int nfiles;
 	char files[MAX_POLICY_FILES][PATH_LEN];

@@ -461,6 +461,229 @@ check "--output-dir that is a symlink: refused, named, nothing written through i
 	 grep -q "^mode=none " "$TMP/out" &&
 	 grep -q "^preempt-policy: --output-dir $TMP/od-link: Not a directory; output stays here" "$TMP/err"'
 
+# --- live facts (fake /proc with processes) ---------------------------
+run "$FX/live" "$FX/root-pg-big" explain
+check "explain: the running postmaster's segment, the fallback, large objects of other processes" \
+	'[ $RC -eq 0 ] && grep -q "^live: 7 processes, 2 running postmaster(s), threshold 1GiB$" "$TMP/out" &&
+	 grep -q "^    running: postmaster 1000 segment=8.20GiB backing=none (live)$" "$TMP/out" &&
+	 grep -q "^    huge_pages=try: running without hugetlb pages$" "$TMP/out" &&
+	 grep -q "^  shared memory >= 1GiB: pid 2000 (java) object=/memfd:heap (deleted) size=2GiB backing=thp" "$TMP/out" &&
+	 grep -q "^  pg_live_fallbacks  *1 " "$TMP/out" &&
+	 grep -q "^  shm_live_without_hugepages  *9.70GiB " "$TMP/out" &&
+	 ! grep -q "lmdb" "$TMP/out"'
+if command -v python3 >/dev/null 2>&1; then
+	run "$FX/live" "$FX/root-pg-big" --json explain
+	check "explain --json: live postmasters and objects, cluster's live backing" \
+		'[ $RC -eq 0 ] && python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+l = d[\"live\"]
+assert l[\"processes\"] == 7 and len(l[\"postmasters\"]) == 2, l
+assert [o[\"pid\"] for o in l[\"large_shared_memory\"]] == [1000, 2000, 3000, 1100], l
+assert d[\"clusters\"][0][\"live\"] == {\"pid\": 1000, \"segment\": 8808038400, \"backing\": \"none\"}
+assert d[\"facts\"][\"pg_live_fallbacks\"] == 1 and d[\"facts\"][\"pg_running\"] == 2
+" <"$TMP/out"'
+	run "$FX/patched" "$FX/root-pg-big" --json explain
+	check "explain --json: no processes in /proc: live facts null, not 0" \
+		'[ $RC -eq 0 ] && python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"facts\"][\"pg_running\"] is None and d[\"live\"][\"processes\"] == 0
+" <"$TMP/out"'
+else
+	N=$((N + 2)); echo "ok $((N - 1)) - explain --json live # SKIP no python3"
+	echo "ok $N - explain --json live unknown # SKIP no python3"
+fi
+printf 'rule live-fallback: pg_live_fallbacks > 0 -> none\n' >"$TMP/live.conf"
+run "$FX/live" "$FX/root-pg-big" --config "$TMP/live.conf" decide
+check "decide: a rule on the live fallback picks none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule live-fallback ($TMP/live.conf:1)"'
+run "$FX/patched" "$FX/root-pg-big" --config "$TMP/live.conf" decide
+check "decide: the same rule without processes (initramfs-like /proc) does not match" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) "'
+
+# --- kernel features: preempt= ignored, opt-in modes, rseq slice extension --
+kernel_copy unpatched "root=/dev/vda preempt=none rseq_slice_ext=off"
+mkdir -p "$TMP/k/proc/sys/kernel" "$TMP/k/sys/kernel/debug/rseq"
+echo 7.3.4-test >"$TMP/k/proc/sys/kernel/osrelease"
+echo 5000 >"$TMP/k/sys/kernel/debug/rseq/slice_ext_nsec"
+rm -rf "$TMP/r"
+mkdir -p "$TMP/r/boot"
+printf 'CONFIG_PREEMPT_LAZY=y\nCONFIG_PREEMPT_DYNAMIC=y\nCONFIG_RSEQ_SLICE_EXTENSION=y\n' >"$TMP/r/boot/config-7.3.4-test"
+printf '[    0.000000] Kernel command line: root=/dev/vda preempt=none\n[    0.000000] Dynamic Preempt: unsupported mode: none\n' >"$TMP/klog"
+run "$TMP/k" "$TMP/r" --kernel-log "$TMP/klog" explain
+check "explain: preempt=none the unpatched kernel ignored (its log line), opt-in not built, rseq extension built but off" \
+	'[ $RC -eq 0 ] &&
+	 grep -q "^  none/voluntary opt-in (PREEMPT_DYNAMIC_ALL_MODES): not built; the kernel does not list none$" "$TMP/out" &&
+	 grep -q "^  rseq time-slice extension (RSEQ_SLICE_EXTENSION): disabled (rseq_slice_ext=off), debugfs rseq/slice_ext_nsec=5000$" "$TMP/out" &&
+	 grep -q "^  preempt=none: ignored by the kernel (the kernel log says \"Dynamic Preempt: unsupported mode: \"); it runs lazy$" "$TMP/out" &&
+	 grep -q "^  kernel log: \"Dynamic Preempt: unsupported mode: none\"$" "$TMP/out" &&
+	 grep -q "^  preempt_ignored  *1 " "$TMP/out" && grep -q "^  rseq_slice_ext  *disabled " "$TMP/out"'
+kernel_copy patched "root=/dev/vda preempt=full"
+mkdir -p "$TMP/k/proc/sys/kernel"
+echo 7.3.4-test >"$TMP/k/proc/sys/kernel/osrelease"
+printf 'CONFIG_PREEMPT_LAZY=y\nCONFIG_PREEMPT_DYNAMIC_ALL_MODES=y\n# CONFIG_RSEQ_SLICE_EXTENSION is not set\n' >"$TMP/r/boot/config-7.3.4-test"
+printf '[    0.000000] Dynamic Preempt: full\n' >"$TMP/klog"
+run "$TMP/k" "$TMP/r" --kernel-log "$TMP/klog" --json explain
+check "explain --json: preempt=full taken, opt-in built, extension not built" \
+	'[ $RC -eq 0 ] && python3 -c "
+import json, sys
+k = json.load(sys.stdin)[\"kernel_features\"]
+assert k == {\"all_modes_built\": True, \"rseq_slice_ext\": \"not-built\", \"rseq_slice_ext_cmdline\": None, \"rseq_slice_ext_nsec\": None, \"preempt_arg\": \"full\", \"preempt_ignored\": None, \"kernel_log_unsupported_mode\": \"\"}, k
+" <"$TMP/out"'
+
+# --- verify -------------------------------------------------------------
+run "$FX/live" "$FX/root-pg-big" verify
+check "verify: all as expected (keep, pool, the cluster's predicted and live base pages) -> exit 0" \
+	'[ $RC -eq 0 ] && grep -q "^mode  *lazy  *lazy  *yes  *default$" "$TMP/out" &&
+	 grep -q "^cluster 16/main backing  *none  *none  *yes  *postmaster 1000, huge_pages=try$" "$TMP/out" &&
+	 grep -q "^verify: 0 of 3 compared differ$" "$TMP/out"'
+run "$FX/live" "$OPTIN" verify
+check "verify: the policy wants none, the kernel runs lazy -> mode differs, exit 6" \
+	'[ $RC -eq 6 ] && grep -q "^mode  *none  *lazy  *no  *rule$" "$TMP/out" &&
+	 grep -q "^verify: 1 of 3 compared differ$" "$TMP/out"'
+kernel_copy live "ro"
+echo 5000 >"$TMP/k/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+run "$TMP/k" "$FX/root-pg-big" --json verify
+check "verify --json: pages reserved but the running cluster is in base pages -> cluster differs, exit 6" \
+	'[ $RC -eq 6 ] && python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+c = [i for i in d[\"items\"] if i[\"item\"] == \"cluster 16/main backing\"][0]
+assert c[\"expected\"] == \"hugetlb\" and c[\"actual\"] == \"none\" and c[\"compliant\"] is False, c
+assert d[\"differ\"] == 1 and d[\"compared\"] == 3 and d[\"exit_code\"] == 6, d
+" <"$TMP/out"'
+rm -rf "$TMP/r"
+cp -R "$FX/root-pg-sysctl" "$TMP/r"
+rm "$TMP/r/usr/lib/sysctl.d/20-bad.conf"
+run "$FX/patched" "$TMP/r" verify
+check "verify: sysctl.d reserves 4300, the live pool is 0 -> pool differs; a cluster not running is not compared" \
+	'[ $RC -eq 6 ] && grep -q "^hugetlb pool 2MiB  *4300  *0  *no  */etc/sysctl.d/60-pg.conf:3$" "$TMP/out" &&
+	 grep -q "^cluster 15/main backing  *hugetlb  *-  *n/a  *not running$" "$TMP/out" &&
+	 grep -q "^verify: 1 of 2 compared differ$" "$TMP/out"'
+
+# --- state file: record after start, the next boot, expiry, clear -------
+rm -rf "$TMP/r"
+cp -R "$FX/root-pg-big" "$TMP/r"
+mkdir -p "$TMP/r/etc/preempt-policy.d"
+echo 'rule pg-fell-back: pg_live_fallbacks > 0 -> none' >"$TMP/r/etc/preempt-policy.d/60-live.conf"
+STATE=$TMP/r/var/lib/preempt-policy/state
+run "$FX/live" "$TMP/r" after-start
+check "after-start (default record): the cluster fell back -> state written atomically, mode none, the cluster named" \
+	'[ $RC -eq 0 ] && grep -q "^recorded $STATE: mode=none for the next boot$" "$TMP/out" &&
+	 grep -qx "mode=none" "$STATE" && grep -qx "cluster=16/main" "$STATE" &&
+	 grep -q "^reason=rule pg-fell-back " "$STATE" && [ ! -e "$STATE.tmp" ]'
+run "$FX/patched" "$TMP/r" decide
+check "next boot (no processes, as in the initramfs): the state decides none" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"state /var/lib/preempt-policy/state: none while cluster 16/main gets no huge pages" &&
+	 sed -n 2p "$TMP/out" | grep -q "^source=state "'
+mkdir -p "$TMP/r/etc/sysctl.d"
+echo "vm.nr_hugepages = 4300" >"$TMP/r/etc/sysctl.d/60-pg.conf"
+run "$FX/patched" "$TMP/r" decide
+check "the pages advise named are reserved -> the state no longer holds, keep" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) reason=\"no rule matched"'
+rm "$TMP/r/etc/sysctl.d/60-pg.conf"
+mv "$TMP/r/etc/postgresql/16" "$TMP/r/etc/postgresql-16-gone"
+run "$FX/patched" "$TMP/r" decide
+check "the cluster is gone -> the state no longer holds, keep" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) "'
+mv "$TMP/r/etc/postgresql-16-gone" "$TMP/r/etc/postgresql/16"
+run "$FX/patched" "$TMP/r" clear-state
+check "clear-state removes it; the next boot keeps the mode" \
+	'[ $RC -eq 0 ] && [ ! -e "$STATE" ] && run "$FX/patched" "$TMP/r" decide && first_line | grep -q "^mode=keep (lazy) "'
+run "$FX/live" "$TMP/r" record
+printf 'after-start = off\n' >>"$TMP/r/etc/preempt-policy.d/60-live.conf"
+rm -f "$STATE"
+run "$FX/live" "$TMP/r" after-start
+check "after-start = off: nothing written" \
+	'[ $RC -eq 0 ] && grep -q "^after-start = off in the policy: nothing done$" "$TMP/out" && [ ! -e "$STATE" ]'
+sed -i "s/^after-start = off$/after-start = apply/" "$TMP/r/etc/preempt-policy.d/60-live.conf"
+run "$FX/live" "$TMP/r" --dry-run after-start
+check "after-start = apply (--dry-run): would record and would write none" \
+	'[ $RC -eq 0 ] && grep -q "^dry-run: would write $STATE: mode=none cluster=16/main$" "$TMP/out" &&
+	 grep -q "none" "$TMP/out" && grep -qi "would" "$TMP/out" && [ ! -e "$STATE" ]'
+mkdir -p "$(dirname "$STATE")"
+printf 'mode=bogus\n' >"$STATE"
+run "$FX/patched" "$TMP/r" decide
+check "a state file the tool did not write: diagnostic, bad input, keep" \
+	'[ $RC -eq 2 ] && grep -q "var/lib/preempt-policy/state: not a state file preempt-policy wrote" "$TMP/err" &&
+	 first_line | grep -q "^mode=keep"'
+rm -rf "$TMP/r/etc/preempt-policy.d" "$STATE"
+run "$FX/live" "$TMP/r" record
+check "record when no rule picks a mode: nothing recorded, no file" \
+	'[ $RC -eq 0 ] && grep -q "^nothing to record (no rule picked a mode): state cleared" "$TMP/out" && [ ! -e "$STATE" ]'
+
+# --- advise -------------------------------------------------------------
+run "$FX/live" "$FX/root-pg-big" advise
+check "advise: pages from the running segment (+1 as the server counts), pool grows now, other workloads named" \
+	'[ $RC -eq 0 ] && grep -q "^cluster 16/main: running (postmaster 1000), segment 8.20GiB in base pages$" "$TMP/out" &&
+	 grep -q "^  huge pages needed: 4201 of 2MiB (segment / page size + 1, as shared_memory_size_in_huge_pages)$" "$TMP/out" &&
+	 grep -q "^  reboot=no  huge_pages = on   # in /etc/postgresql/16/main/postgresql.conf (or ALTER SYSTEM), after the pool; then: systemctl restart postgresql@16-main$" "$TMP/out" &&
+	 grep -q "^cluster postmaster 1100 (/srv/pg15): running (postmaster 1100), segment 1GiB in hugetlb pages$" "$TMP/out" &&
+	 grep -q "^  already in hugetlb pages$" "$TMP/out" &&
+	 grep -q "^pool 2MiB: 4713 pages for the clusters above (live 512, at next boot 512)$" "$TMP/out" &&
+	 grep -q "^  reboot=no  sysctl -w vm.nr_hugepages=4713$" "$TMP/out" &&
+	 grep -q "^  growth now: yes, 5039 free blocks of 2MiB (/proc/buddyinfo)$" "$TMP/out" &&
+	 ! grep -q "reboot=yes" "$TMP/out" &&
+	 grep -q "^other: pid 3000 (cache-d) /dev/shm/cache 1.50GiB in base pages" "$TMP/out" &&
+	 grep -q "^mode after: keep (lazy) " "$TMP/out"'
+if command -v python3 >/dev/null 2>&1; then
+	run "$FX/live" "$FX/root-pg-big" --json advise
+	check "advise --json: one object, the segment as source, the pool's growth" \
+		'[ $RC -eq 0 ] && python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+c = d[\"clusters\"][0]
+assert c[\"name\"] == \"16/main\" and c[\"source\"] == \"segment\" and c[\"hugepages_needed\"] == 4201, c
+assert d[\"pools\"][0][\"pages\"] == 4713 and d[\"pools\"][0][\"growth\"] == \"now\", d[\"pools\"]
+assert d[\"mode_after\"] == \"keep (lazy)\" and d[\"exit_code\"] == 0
+" <"$TMP/out"'
+else
+	N=$((N + 1)); echo "ok $N - advise --json # SKIP no python3"
+fi
+kernel_copy live "ro"
+printf 'Node 0, zone   Normal  24103  12811   5404   2116    903    455    229    124     63     34     10 \n' \
+	>"$TMP/k/proc/buddyinfo"
+run "$TMP/k" "$FX/root-pg-big" advise
+check "advise: few free 2MiB blocks but MemAvailable enough -> likely after compaction: sysctl now, boot parameter as the fallback" \
+	'[ $RC -eq 0 ] && grep -q "^  growth now: likely after compaction (54 free blocks of 2MiB, MemAvailable 58.17GiB)" "$TMP/out" &&
+	 grep -q "^  reboot=no  sysctl -w vm.nr_hugepages=4713$" "$TMP/out" &&
+	 grep -q "^  reboot=no  printf .vm.nr_hugepages = 4713.n. > /etc/sysctl.d/60-hugepages.conf   # every boot$" "$TMP/out" &&
+	 grep -q "^  reboot=yes hugepages=4713   # kernel command line$" "$TMP/out"'
+sed -i "s/^MemAvailable:.*/MemAvailable:    4000000 kB/" "$TMP/k/proc/meminfo"
+run "$TMP/k" "$FX/root-pg-big" advise
+check "advise: too little memory now -> hugepages= at boot, GRUB and U-Boot lines, each reboot=yes" \
+	'[ $RC -eq 0 ] && grep -q "^  growth now: unlikely (54 free blocks of 2MiB, MemAvailable 3.81GiB): reserve at boot$" "$TMP/out" &&
+	 ! grep -q "sysctl -w" "$TMP/out" &&
+	 grep -q "^  reboot=yes printf .vm.nr_hugepages = 4713.n. > /etc/sysctl.d/60-hugepages.conf   # every boot$" "$TMP/out" &&
+	 grep -q "^  reboot=yes hugepages=4713   # kernel command line$" "$TMP/out" &&
+	 grep -q "^  reboot=yes GRUB_CMDLINE_LINUX=\"\${GRUB_CMDLINE_LINUX} hugepages=4713\"$" "$TMP/out" &&
+	 grep -q "^  reboot=yes setenv bootargs \"\${bootargs} hugepages=4713\"$" "$TMP/out"'
+run "$FX/patched" "$FX/root-pg-sysctl" advise
+check "advise: the root's sysctl.d already reserves enough at boot -> nothing to persist, never lowered" \
+	'[ $RC -eq 2 ] && grep -q "^  reboot=no  nothing to persist: /etc/sysctl.d/60-pg.conf:3 reserves 4300 at boot$" "$TMP/out" &&
+	 ! grep -q "vm.nr_hugepages = 4200" "$TMP/out"'
+run "$FX/live" "$OPTIN" advise
+check "advise: with the opt-in rules, none now and keep after the remedy" \
+	'[ $RC -eq 0 ] && grep -q "^mode now: none$" "$TMP/out" &&
+	 grep -q "^mode after: keep (lazy) reason=\"no rule matched" "$TMP/out"'
+rm -rf "$TMP/r"
+mkdir -p "$TMP/r/etc/postgresql/15/main"
+printf "shared_buffers = 8GB\nhuge_page_size = 1GB\n" >"$TMP/r/etc/postgresql/15/main/postgresql.conf"
+run "$FX/patched" "$TMP/r" advise
+check "advise: 1GiB pages are never grown at run time -> hugepagesz=1G hugepages=N at boot" \
+	'[ $RC -eq 0 ] && grep -q "^  huge pages needed: 9 of 1GiB (model" "$TMP/out" &&
+	 grep -q "^  reboot=yes hugepagesz=1G hugepages=9   # kernel command line$" "$TMP/out" &&
+	 ! grep -q "vm.nr_hugepages" "$TMP/out"'
+printf "shared_buffers = 2GB\nshared_memory_type = sysv\n" >"$TMP/r/etc/postgresql/15/main/postgresql.conf"
+run "$FX/patched" "$TMP/r" advise
+check "advise: shared_memory_type = sysv -> mmap first, no pool" \
+	'[ $RC -eq 0 ] && grep -q "^  reboot=no  shared_memory_type = mmap   # sysv never gets huge pages$" "$TMP/out" &&
+	 ! grep -q "^pool" "$TMP/out"'
+run "$FX/patched" "$FX/root-empty" advise
+check "advise: no cluster -> nothing to advise, exit 0" \
+	'[ $RC -eq 0 ] && grep -q "^no PostgreSQL cluster found, none running: nothing to advise$" "$TMP/out"'
+
 run "$FX/patched" "$FX/root-empty" --version
 check "--version" '[ $RC -eq 0 ] && grep -q "^preempt-policy " "$TMP/out"'
 

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* advise: huge page remedies per PostgreSQL cluster, and the mode after. */
+#ifndef PREEMPT_POLICY_ADVISE_H
+#define PREEMPT_POLICY_ADVISE_H
+
+#include <stdio.h>
+
+#include "env.h"
+#include "report.h"
+
+/* Can the hugetlb pool grow to its target on the running kernel? */
+enum advise_growth {
+	GROW_NOT_NEEDED,	/* the live pool already holds the pages */
+	GROW_NOW,		/* enough free blocks of that size now */
+	GROW_LIKELY,		/* enough MemAvailable: after compaction */
+	GROW_BOOT,		/* reserve with hugepages= at boot */
+};
+
+struct advice_cluster {
+	const struct pg_cluster *cluster;	/* NULL: a postmaster not configured */
+	const struct live_pg *live;		/* NULL: not running */
+	bool from_segment;	/* pages from the live segment, else the model */
+	uint64_t size;		/* segment or modelled shared memory, bytes */
+	enum pg_backing backing;	/* live, else predicted */
+	uint64_t page_size;	/* huge page size it uses; 0: no hugetlb */
+	uint64_t pages;		/* as shared_memory_size_in_huge_pages */
+};
+
+struct advice_pool {
+	uint64_t page_size;
+	uint64_t pages;		/* the clusters' total */
+	long long live;		/* nr_hugepages now */
+	long long predicted;	/* at the next boot */
+	char origin[POOL_ORIGIN_LEN];
+	bool is_default;	/* vm.nr_hugepages sets it */
+	long long free_blocks;	/* buddyinfo, -1 unknown */
+	uint64_t mem_available;
+	enum advise_growth growth;
+};
+
+struct advice {
+	struct advice_cluster clusters[MAX_CLUSTERS + MAX_LIVE_PGS];
+	unsigned int nclusters;
+	struct advice_pool pools[MAX_HUGEPAGE_POOLS];
+	unsigned int npools;
+	struct decision after;	/* the policy's decision once followed */
+	int after_keep_mode;
+	bool after_known;
+};
+
+void advise_plan(struct advice *a, const struct run *run,
+		 const struct env *env);
+/* Print the advice (text, or JSON with env->json); an enum exit_code. */
+int advise_output(const struct run *run, const struct env *env, FILE *out);
+const char *advise_growth_name(enum advise_growth g);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The decision reached after boot, kept for the next one in
+ * ROOT/var/lib/preempt-policy/state: the mode, why, and the clusters that
+ * ran without huge pages.  It holds while one of them is still configured
+ * and still predicted to get no huge pages.
+ */
+#ifndef PREEMPT_POLICY_STATE_H
+#define PREEMPT_POLICY_STATE_H
+
+#include <stdio.h>
+
+#include "env.h"
+#include "facts.h"
+
+struct run;
+
+/* Read the state file under env->root into f->state; never fails. */
+void facts_gather_state(struct facts *f, const struct env *env);
+/* The first recorded cluster that still lacks huge pages, or NULL. */
+const char *state_holds(const struct facts *f);
+/*
+ * record: write the state when the decision is a mode chosen by a rule
+ * and clusters run in base pages; remove it otherwise.  Atomic (temporary
+ * file, fsync, rename).  Returns an enum exit_code.
+ */
+int state_record(const struct run *run, const struct env *env, FILE *out);
+/* clear-state: remove the file; absent is fine. */
+int state_clear(const struct env *env, FILE *out);
+
+#endif
