@@ -92,27 +92,10 @@ static void read_klog(struct facts *f, const char *path)
 	free(rec);
 }
 
-static long long read_knob(const char *sys, const char *rel)
-{
-	char path[PATH_LEN], buf[64];
-	unsigned long long v;
-	const char *s = buf;
-	size_t len;
-
-	if (path_join(path, sizeof(path), sys, rel) ||
-	    read_small_file(path, buf, sizeof(buf)))
-		return -1;
-	len = strlen(buf);
-	trim_span(&s, &len);
-	if (parse_u64_span(s, len, &v) || v > (1ULL << 40))
-		return -1;
-	return (long long)v;
-}
-
 void facts_gather_features(struct facts *f, const struct env *env)
 {
 	f->klog_ignored[0] = '\0';
-	f->rseq_slice_nsec = read_knob(env->sys, SYS_RSEQ_SLICE_NSEC);
+	f->rseq_slice_nsec = read_count_file(env->sys, SYS_RSEQ_SLICE_NSEC);
 	/* The live log only goes with the live /proc: fixtures never see it. */
 	if (env->klog)
 		read_klog(f, env->klog);

@@ -124,23 +124,6 @@ static void gather_meminfo(struct facts *f, const struct env *env)
 	free(buf);
 }
 
-static long long read_pool_count(const char *dir, const char *name)
-{
-	char path[PATH_LEN], buf[64];
-	unsigned long long v;
-	const char *s = buf;
-	size_t len;
-
-	if (path_join(path, sizeof(path), dir, name) ||
-	    read_small_file(path, buf, sizeof(buf)))
-		return -1;
-	len = strlen(buf);
-	trim_span(&s, &len);
-	if (parse_u64_span(s, len, &v) || v > (1ULL << 40))
-		return -1;
-	return (long long)v;
-}
-
 static int pool_cmp(const void *a, const void *b)
 {
 	const struct hugetlb_pool *pa = a, *pb = b;
@@ -180,8 +163,8 @@ static void gather_hugetlb(struct facts *f, const struct env *env)
 		if (path_join(pool_dir, sizeof(pool_dir), dir, de->d_name))
 			continue;
 		p->page_size = bytes;
-		p->nr = read_pool_count(pool_dir, "nr_hugepages");
-		p->free = read_pool_count(pool_dir, "free_hugepages");
+		p->nr = read_count_file(pool_dir, "nr_hugepages");
+		p->free = read_count_file(pool_dir, "free_hugepages");
 		if (p->nr < 0)
 			p->nr = 0;
 		p->live = p->nr;

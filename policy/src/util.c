@@ -3,6 +3,7 @@
  * Bounded file reading and small string helpers.  Every read goes through
  * here so the size caps in limits.h are enforced in one place.
  */
+#include "bounds.h"
 #include "util.h"
 
 #include <errno.h>
@@ -240,4 +241,21 @@ int parse_u64_span(const char *s, size_t len, unsigned long long *out)
 	}
 	*out = v;
 	return 0;
+}
+
+long long read_count_file(const char *dir, const char *name)
+{
+	char path[PATH_LEN], buf[64];
+	unsigned long long v;
+	const char *s = buf;
+	size_t len;
+
+	if (path_join(path, sizeof(path), dir, name) ||
+	    read_small_file(path, buf, sizeof(buf)))
+		return -1;
+	len = strlen(buf);
+	trim_span(&s, &len);
+	if (parse_u64_span(s, len, &v) || v > (1ULL << 40))
+		return -1;
+	return (long long)v;
 }

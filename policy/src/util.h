@@ -27,6 +27,8 @@ int read_fd_capped(int fd, size_t cap, char **buf, size_t *len);
  * reported as -EFBIG).  Used for small kernel files.
  */
 int read_small_file(const char *path, char *buf, size_t size);
+/* DIR/NAME holding one count (sysfs, debugfs): the value, or -1. */
+long long read_count_file(const char *dir, const char *name);
 
 /* Join @dir and @rel into @out; returns 0 or -ENAMETOOLONG. */
 int path_join(char *out, size_t size, const char *dir, const char *rel);
