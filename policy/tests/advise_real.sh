@@ -16,23 +16,14 @@ PGBIN=${2:-/usr/lib/postgresql/15/bin}
 N=0
 FAILED=0
 
-if [ ! -x "$PGBIN/postgres" ] || ! id postgres >/dev/null 2>&1 ||
-	[ "$(id -u)" -ne 0 ]; then
-	echo "not ok 1 - real PostgreSQL: no $PGBIN/postgres, postgres user or root (make deps)"
-	exit 1
-fi
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=policy/tests/pg_real_lib.sh
+. "$HERE/pg_real_lib.sh"
+pg_real_setup advise
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-TMP=$(mktemp -d /tmp/preempt-policy-advise.XXXXXX) || exit 1
-chown postgres "$TMP"
-as_pg() { runuser -u postgres -- "$@"; }
 stop() { as_pg "$PGBIN/pg_ctl" -D "$TMP/data" -m immediate stop >/dev/null 2>&1; }
 trap 'stop; rm -rf "$TMP"' EXIT
-if ! as_pg "$PGBIN/initdb" -D "$TMP/data" --locale=C -E UTF8 -A trust \
-	>"$TMP/initdb.log" 2>&1; then
-	sed 's/^/# /' "$TMP/initdb.log"
-	echo "not ok 1 - initdb of a throwaway cluster"
-	exit 1
-fi
+pg_real_initdb
 free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
 echo "# free 2 MiB hugetlb pages on this host: $free (huge_pages=try falls back when too few)"
 

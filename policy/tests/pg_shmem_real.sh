@@ -15,21 +15,11 @@ KERNEL=$HERE/fixtures/patched
 N=0
 FAILED=0
 
-if [ ! -x "$PGBIN/postgres" ] || ! id postgres >/dev/null 2>&1 ||
-	[ "$(id -u)" -ne 0 ]; then
-	echo "not ok 1 - real PostgreSQL: no $PGBIN/postgres, postgres user or root (make deps)"
-	exit 1
-fi
-TMP=$(mktemp -d /tmp/preempt-policy-pgshm.XXXXXX) || exit 1
+# shellcheck source=policy/tests/pg_real_lib.sh
+. "$HERE/pg_real_lib.sh"
+pg_real_setup pgshm
 trap 'rm -rf "$TMP"' EXIT
-chown postgres "$TMP"
-as_pg() { runuser -u postgres -- "$@"; }
-if ! as_pg "$PGBIN/initdb" -D "$TMP/data" --locale=C -E UTF8 -A trust \
-	>"$TMP/initdb.log" 2>&1; then
-	sed 's/^/# /' "$TMP/initdb.log"
-	echo "not ok 1 - initdb of a throwaway cluster"
-	exit 1
-fi
+pg_real_initdb
 
 # point SETTINGS...: "name=value" words, compared over one root.
 point() {
