@@ -83,6 +83,20 @@ logging_collector = off
 EOF
 }
 
+# after_start: what systemd runs once postgresql@.service has started a
+# cluster, taken from preempt-policy's drop-in on the root (the guests have
+# no systemd; the '-' prefix only tells systemd to ignore a failure).
+PG_DROPIN=/etc/systemd/system/postgresql@.service.d/preempt-policy.conf
+after_start() {
+	as_cmd=$(sed -n 's/^ExecStartPost=[-@:+!]*//p' "$PG_DROPIN" 2>/dev/null)
+	if [ -z "$as_cmd" ]; then
+		echo "no ExecStartPost= in $PG_DROPIN"
+		return 127
+	fi
+	# shellcheck disable=SC2086 # a command line, split as systemd splits it
+	$as_cmd 2>&1
+}
+
 # pg_set NAME VALUE: set a parameter for the next start
 pg_set() {
 	echo "$1 = $2" >>"${PGCONFDIR:-$PGDATA}/postgresql.conf"

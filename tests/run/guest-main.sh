@@ -132,6 +132,11 @@ rule shm-hugepage-warnings: shm_warn_count > 0 -> none
 EOF
 sed 's/^/optin_rule /' /etc/preempt-policy.d/50-postgresql.conf
 policy optin
+# The loop: what the postgresql@.service drop-in runs once the cluster is
+# up (after-start; the policy's default, record, keeps the decision for
+# the next boot).
+echo "afterstart-optin $(after_start | tr '\n' ' ')"
+echo "state-optin $(grep -v '^#' /var/lib/preempt-policy/state 2>/dev/null | tr '\n' ' ' || true)"
 bench "optin-mode"
 pg_stop fast
 
@@ -145,6 +150,8 @@ say "starting PostgreSQL (huge_pages=on, vm.nr_hugepages=$got)"
 if pg_start; then
 	pid=$(pg_postmaster_pid)
 	policy huge
+	echo "afterstart-huge $(after_start | tr '\n' ' ')"
+	echo "state-huge $(grep -v '^#' /var/lib/preempt-policy/state 2>/dev/null | tr '\n' ' ' || true)"
 	bench "hugepages"
 	echo "hugetlb_kb $(smaps_kb "$pid" Shared_Hugetlb)"
 	warn_lines | tail -n +$((w1 + 1)) | sed 's/^/warn2 /'

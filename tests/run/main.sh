@@ -108,34 +108,10 @@ if [ "$boot" = dracut ]; then
 	{ cp --sparse=always "$img" "$disk.tmp" && mv "$disk.tmp" "$disk"; } ||
 		fail "copying $img to $disk failed"
 
-	# dracut takes a while (about 20 s, 45 s for arm64): reuse the image
-	# while the module, the tool, the scripts, dracut and the sysroot are
-	# the same. No policy is packed: the root has its own.
-	sysroot_key=
-	if [ "$arch" != "$(uname -m | sed 's/aarch64/arm64/')" ]; then
-		sysroot=$(tests/initrd/mksysroot.sh "$arch") ||
-			fail "tests/initrd/mksysroot.sh $arch failed"
-		sysroot_key=$(cat "${sysroot%/*}/key")
-	fi
 	initrd=$work/dracut.img
-	key=$( {
-		find initrd tests/initrd/mkdracut.sh tests/initrd/mksysroot.sh \
-			tests/initrd/cross-ldd.sh -type f | LC_ALL=C sort | xargs cat
-		cat "$policy"
-		dracut --version 2>/dev/null
-		echo "$sysroot_key"
-	} | sha256sum | cut -c1-16)
-	if [ -f "$initrd" ] && [ "$(cat "$initrd.key" 2>/dev/null)" = "$key" ]; then
-		step "dracut initramfs for $arch (cached, $(du -m "$initrd" | cut -f1) MB)"
-	else
-		step "dracut initramfs for $arch: base rootfs-block preempt-policy (host dracut$([ -z "$sysroot_key" ] || echo " --sysroot, arm64 Debian 12 packages"))"
-		tests/initrd/mkdracut.sh --arch "$arch" "$initrd" "$policy" \
-			>"$work/dracut.log" 2>&1 || {
-			tail -n 30 "$work/dracut.log" >&2
-			fail "the dracut initramfs build failed (log: $work/dracut.log)"
-		}
-		echo "$key" >"$initrd.key"
-	fi
+	step "dracut initramfs for $arch: base rootfs-block preempt-policy (host dracut; arm64: --sysroot, Debian 12 packages; cached)"
+	run_dracut_image "$arch" "$policy" "$initrd" "$work/dracut.log" ||
+		fail "the dracut initramfs build failed (log: $work/dracut.log)"
 	append="root=/dev/vda rw rootfstype=ext4 rd.skipfsck"
 else
 	rm -rf "$tdir"
@@ -237,6 +213,11 @@ if grep -q '^decide-nohuge ' "$out"; then
 	echo "   preempt-policy decide with them:"
 	sed -n 's/^decide-optin /     /p' "$out"
 	echo "   preempt-policy apply: $(val apply-optin)"
+	if grep -q '^afterstart-optin ' "$out"; then
+		echo "   The loop: after the cluster started, the postgresql@.service drop-in ran"
+		echo "   preempt-policy after-start: $(val afterstart-optin)"
+		echo "   /var/lib/preempt-policy/state for the next boot's initramfs: $(val state-optin | grep . || echo absent)"
+	fi
 else
 	echo "   preempt-policy: not available for this architecture"
 fi
@@ -267,6 +248,10 @@ fi
 if grep -q '^decide-huge ' "$out"; then
 	echo "   preempt-policy decide now:"
 	sed -n 's/^decide-huge /     /p' "$out"
+fi
+if grep -q '^afterstart-huge ' "$out"; then
+	echo "   The drop-in's after-start now: $(val afterstart-huge)"
+	echo "   /var/lib/preempt-policy/state: $(val state-huge | grep . || echo "absent (the next boot keeps the kernel's mode)")"
 fi
 grep '^error ' "$out" | sed 's/^error /   ERROR: /' || true
 echo

@@ -11,8 +11,12 @@
 #   created by initdb in the guest),
 # - no preempt-policy.conf: the boot uses the built-in policy, which keeps
 #   the kernel's mode (the guest script opts in later, to show both),
-# - preempt-policy (the static BINARY) in /usr/sbin and the guest script
-#   (tests/run/guest-main.sh, tests/pg/guest-lib.sh) in
+# - preempt-policy (the static BINARY) in /usr/sbin, its drop-in for
+#   Debian's postgresql@.service (initrd/systemd/postgresql@.service.d) in
+#   /etc/systemd/system, where the guest scripts read the command it runs
+#   after a cluster starts (no systemd here: the guest runs it),
+# - the guest scripts (tests/run/guest-main.sh as run, the loop test's
+#   tests/run/guest-loop.sh as loop, tests/pg/guest-lib.sh) in
 #   /usr/local/lib/preempt-run.
 # Prints the image's path. The guest writes to its root, so boot a copy.
 #
@@ -39,6 +43,7 @@ out=$cache/pgroot/$arch
 debs=$cache/debs/$arch
 mkdir -p "$out"
 here=$top/tests/run
+dropin=$top/initrd/systemd/postgresql@.service.d/preempt-policy.conf
 pgrootfs=$("$top/tests/pg/mkrootfs.sh" "$arch") || die "tests/pg/mkrootfs.sh $arch failed"
 # mkrootfs.sh fetched busybox-static.
 bb=
@@ -49,7 +54,7 @@ done
 
 key=$( {
 	cat "${pgrootfs%/*}/key" "$0" "$here/root-init" "$here/guest-main.sh" \
-		"$top/tests/pg/guest-lib.sh" "$bin"
+		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh" "$dropin" "$bin"
 	echo "$bb $sb"
 } | sha256sum | cut -c1-16)
 if [ -f "$out/root.img" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
@@ -75,8 +80,11 @@ cp "$bin" "$root/usr/sbin/preempt-policy"
 chmod 0755 "$root/sbin/init" "$root/usr/sbin/preempt-policy"
 t=$root/usr/local/lib/preempt-run
 cp "$here/guest-main.sh" "$t/run"
+cp "$here/guest-loop.sh" "$t/loop"
 cp "$top/tests/pg/guest-lib.sh" "$t/"
-chmod 0755 "$t/run"
+chmod 0755 "$t/run" "$t/loop"
+mkdir -p "$root/etc/systemd/system/postgresql@.service.d"
+cp "$dropin" "$root/etc/systemd/system/postgresql@.service.d/preempt-policy.conf"
 
 # The cluster as Debian's pg_createcluster lays it out: configuration in
 # /etc, data in /var/lib. initdb's pg_hba.conf (-A trust) stays in the data

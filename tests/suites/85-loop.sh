@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# preempt-policy's loop after boot and into the next boot, on the patched
+# kernel, per architecture: three boots of one PostgreSQL root image
+# (tests/run/mkpgroot.sh, the root of make run) through the dracut
+# initramfs whose pre-pivot hook runs preempt-policy on that root before
+# its init (tests/run/guest-loop.sh is the guest side):
+# 1. record: the root's first boot keeps the kernel's default mode; a site
+#    policy with a rule on a live fact (pg_live_fallbacks > 0 -> none),
+#    huge_pages = try and too few hugetlb pages; the postgresql@.service
+#    drop-in's command records none for the next boot (default policy) and
+#    switches the running kernel when the policy says after-start = apply.
+# 2. state: the initramfs starts this boot in none from the state file
+#    (read here from the image between the boots, with debugfs); advise's
+#    page count equals the server's shared_memory_size_in_huge_pages and
+#    its sysctl.d line is pasted.
+# 3. expire: the initramfs keeps the kernel's default (the cluster is
+#    predicted to get its pages), the cluster gets hugetlb pages and the
+#    drop-in's command removes the state (gone from the image).
+# LOOP_ARCHES (arm64 x86_64) picks the architectures; LOOP_VARIANT a
+# kernel variant (check_variant's), e.g. base to see the unpatched kernel
+# fail.
+. tests/lib/common.sh
+. tests/lib/vm.sh
+. tests/pg/host-lib.sh
+
+STATE=/var/lib/preempt-policy/state
+SB=512
+
+# val FILE KEY: the first "KEY VALUE" line's value
+val() {
+	sed -n "s/^$2 //p" "$1" | head -n 1
+}
+
+# on_disk IMG: the state file in the root image, or nothing
+on_disk() {
+	debugfs -R "cat $STATE" "$1" 2>/dev/null
+}
+
+# boot ARCH PHASE: one boot of $disk; passes the guest's TAP through,
+# prefixed with ARCH and PHASE; 0 when the verdict is pass
+boot() {
+	b_out=$work/$2.out
+	b_start=$(date +%s)
+	b_rc=0
+	"$RIG/guest-run.sh" --arch "$1" --kernel "$kernel" --smp 2 --mem 2048 \
+		--timeout 600 --initrd "$initrd" --disk "$disk" \
+		--append "root=/dev/vda rw rootfstype=ext4 rd.skipfsck RUN_LOOP=$2" \
+		--log "$work/$2-console.log" "$tdir" >"$b_out" 2>"$b_out.err" || b_rc=$?
+	grep -E '^(not )?ok |^#' "$b_out" |
+		sed -E "s/^((not )?ok)( [0-9]+)? - /\\1 - $1 $2: /"
+	b_verdict=$(vm_verdict "$b_rc")
+	diag "$1 $2 boot: verdict $b_verdict (exit $b_rc), $(($(date +%s) - b_start)) s"
+	if [ "$b_verdict" = pass ]; then
+		return 0
+	fi
+	if [ "$b_verdict" != fail ] || ! grep -q '^not ok' "$b_out"; then
+		not_ok "$1 $2 boot: verdict $b_verdict (exit $b_rc) without a failed test"
+		diag "$(tail -n 20 "$b_out.err")" "$(tail -n 20 "$work/$2-console.log")"
+	fi
+	return 1
+}
+
+# boot_mode PHASE: the mode the root's init saw first (tests/run/root-init)
+boot_mode() {
+	val "$work/$1.out" boot_mode | sed -n 's/^[^(]*(\([a-z]*\)).*/\1/p'
+}
+
+# hook_lines PHASE: the initramfs's preempt-policy lines, all of which must
+# come before the root's init marked its start
+hook_lines() {
+	sed -n 's/^boot_log //p' "$work/$1.out" |
+		awk '/^rootinit: started/ { exit } /^preempt-policy: / { print }'
+}
+
+loop_arch() {
+	arch=$1
+	variant=${LOOP_VARIANT:-$(check_variant "$arch")}
+	kernel=$(kernel_image "$arch" "$variant")
+	work=$BUILD/loop/$arch
+	# guest-run.sh wants a test directory; with --initrd it packs none
+	# (the guest scripts are on the root).
+	tdir=$work/t
+	rm -rf "$work"
+	mkdir -p "$tdir"
+	if [ ! -f "$kernel" ]; then
+		not_ok "$arch loop: no kernel image $kernel (make kernel-$arch-$variant)"
+		return
+	fi
+	if ! policy=$(tests/pg/build-policy.sh "$arch" "$BUILD/pg" 2>"$work/setup.err") ||
+		! img=$(tests/run/mkpgroot.sh "$arch" "$policy" "$SB" 2>>"$work/setup.err"); then
+		not_ok "$arch loop: the static preempt-policy and the PostgreSQL root image"
+		diag "$(tail -n 20 "$work/setup.err")"
+		return
+	fi
+	initrd=$BUILD/run/$arch/dracut.img
+	mkdir -p "${initrd%/*}"
+	if ! run_dracut_image "$arch" "$policy" "$initrd" "$work/dracut.log" 2>>"$work/setup.err"; then
+		not_ok "$arch loop: the dracut initramfs (log $work/dracut.log)"
+		diag "$(tail -n 20 "$work/setup.err")"
+		return
+	fi
+	# The three boots share one copy of the root: what a boot writes
+	# (the cluster, the state, the sysctl.d file) is there for the next.
+	disk=$work/root.img
+	cp --sparse=always "$img" "$disk"
+	diag "$arch $variant: root image $(du -m "$img" | cut -f1) MB, dracut image $(du -m "$initrd" | cut -f1) MB"
+
+	boot "$arch" record || return
+	default=$(boot_mode record)
+	if [ -n "$default" ] && [ "$default" != none ] &&
+		! hook_lines record | grep -q 'switched from'; then
+		ok "$arch record: the first boot keeps the kernel's default mode ($default)"
+	else
+		not_ok "$arch record: the first boot's mode is '${default:-?}', the hook: $(hook_lines record)"
+	fi
+	st=$(on_disk "$disk")
+	if printf '%s\n' "$st" | grep -qx 'mode=none' &&
+		printf '%s\n' "$st" | grep -q '^cluster='; then
+		ok "$arch record: $STATE on the root image after the boot says none, with the cluster"
+	else
+		not_ok "$arch record: $STATE on the root image: ${st:-absent}"
+	fi
+
+	boot "$arch" state || return
+	m=$(boot_mode state)
+	h=$(hook_lines state)
+	if [ "$m" = none ] && printf '%s\n' "$h" | grep -q "switched from $default to none: state $STATE: "; then
+		ok "$arch state: the initramfs started the root's init in none, from the state file"
+	else
+		not_ok "$arch state: mode at the root's init '${m:-?}'; the hook: $h"
+	fi
+
+	boot "$arch" expire || return
+	m=$(boot_mode expire)
+	h=$(hook_lines expire)
+	if [ "$m" = "$default" ] && ! printf '%s\n' "$h" | grep -q 'switched from'; then
+		ok "$arch expire: with the pages reserved, the boot keeps the kernel's default ($default)"
+	else
+		not_ok "$arch expire: mode at the root's init '${m:-?}', want $default; the hook: $h"
+	fi
+	st=$(on_disk "$disk")
+	if [ -z "$st" ]; then
+		ok "$arch expire: no $STATE on the root image after the boot"
+	else
+		not_ok "$arch expire: $STATE still on the root image: $st"
+	fi
+}
+
+for a in ${LOOP_ARCHES:-arm64 x86_64}; do
+	loop_arch "$a"
+done
+exit 0
