@@ -27,9 +27,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The kernel's MAX_PAGE_ORDER is 10 on the test architectures. */
-#define BUDDY_ORDERS	11
-
 const char *advise_growth_name(enum advise_growth g)
 {
 	switch (g) {
@@ -89,28 +86,15 @@ static void add_cluster(struct advice *a, const struct facts *f,
 	}
 }
 
-/* Free blocks of at least @page bytes, from /proc/buddyinfo; -1 unknown. */
-static long long free_blocks(const struct env *env, uint64_t page)
+long long buddyinfo_free_blocks(const char *buf, size_t len,
+				unsigned int order)
 {
-	long base = sysconf(_SC_PAGESIZE);
-	char path[PATH_LEN], *buf;
 	struct line_reader lr;
 	const char *line;
 	long long total = 0;
-	unsigned int order = 0;
-	size_t len;
 
-	if (base <= 0)
-		return -1;
-	while (((uint64_t)base << order) < page && order < 63)
-		order++;
-	if (((uint64_t)base << order) != page)
-		return -1;
 	if (order >= BUDDY_ORDERS)
 		return 0;	/* gigantic: never in the buddy lists */
-	if (path_join(path, sizeof(path), env->proc, PROC_BUDDYINFO) ||
-	    read_file_capped(path, MAX_MEMINFO_FILE, &buf, &len))
-		return -1;
 	line_reader_init(&lr, buf, len);
 	while (line_reader_next(&lr, &line, &len)) {
 		const char *zone = memmem(line, len, "zone", 4);
@@ -141,6 +125,30 @@ static long long free_blocks(const struct env *env, uint64_t page)
 			o++;
 		}
 	}
+	return total;
+}
+
+/* Free blocks of at least @page bytes, from /proc/buddyinfo; -1 unknown. */
+static long long free_blocks(const struct env *env, uint64_t page)
+{
+	long base = sysconf(_SC_PAGESIZE);
+	char path[PATH_LEN], *buf;
+	long long total;
+	unsigned int order = 0;
+	size_t len;
+
+	if (base <= 0)
+		return -1;
+	while (((uint64_t)base << order) < page && order < 63)
+		order++;
+	if (((uint64_t)base << order) != page)
+		return -1;
+	if (order >= BUDDY_ORDERS)
+		return 0;	/* gigantic: never in the buddy lists */
+	if (path_join(path, sizeof(path), env->proc, PROC_BUDDYINFO) ||
+	    read_file_capped(path, MAX_MEMINFO_FILE, &buf, &len))
+		return -1;
+	total = buddyinfo_free_blocks(buf, len, order);
 	free(buf);
 	return total;
 }

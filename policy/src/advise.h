@@ -3,10 +3,14 @@
 #ifndef PREEMPT_POLICY_ADVISE_H
 #define PREEMPT_POLICY_ADVISE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "env.h"
 #include "report.h"
+
+/* The kernel's MAX_PAGE_ORDER is 10 on the test architectures. */
+#define BUDDY_ORDERS	11
 
 /* Can the hugetlb pool grow to its target on the running kernel? */
 enum advise_growth {
@@ -53,5 +57,13 @@ void advise_plan(struct advice *a, const struct run *run,
 /* Print the advice (text, or JSON with env->json); an enum exit_code. */
 int advise_output(const struct run *run, const struct env *env, FILE *out);
 const char *advise_growth_name(enum advise_growth g);
+/*
+ * Free blocks of 2^@order base pages or larger (each counted in blocks of
+ * that order) in /proc/buddyinfo text of @len bytes, ZONE_DMA left out;
+ * 0 when @order is past the buddy lists.  Counts of 2^40 or more are
+ * taken for garbage and skipped.
+ */
+long long buddyinfo_free_blocks(const char *buf, size_t len,
+				unsigned int order);
 
 #endif

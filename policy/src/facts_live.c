@@ -9,6 +9,7 @@
  * (KernelPageSize, Rss, ShmemPmdMapped, THPeligible, VmFlags).
  */
 #include "facts.h"
+#include "live_parse.h"
 #include "paths.h"
 #include "util.h"
 
@@ -264,15 +265,8 @@ static bool is_shmem(const struct shm_mounts *m, unsigned int major,
 	return false;
 }
 
-struct maps_entry {
-	unsigned long long start, end, inode;
-	unsigned int major, minor;
-	bool shared;
-	const char *name;
-};
-
 /* "7f..-7f.. rw-s 00000000 00:01 1234   /dev/zero (deleted)" */
-static bool parse_maps_line(const char *line, struct maps_entry *e)
+bool parse_maps_line(const char *line, struct maps_entry *e)
 {
 	unsigned long long major, minor;
 	const char *p = line, *perms;
@@ -343,21 +337,18 @@ static bool smaps_header(const char *line)
 }
 
 /*
- * Fill @s's backing from its block in /proc/PID/smaps.  hugetlb: the
- * VmFlags "ht" flag; THP: PMD-mapped shmem or THPeligible (the next
- * faults will take huge pages); else base pages.
+ * Fill @s's backing from its block in smaps text.  hugetlb: the VmFlags
+ * "ht" flag; THP: PMD-mapped shmem or THPeligible (the next faults will
+ * take huge pages); else base pages.
  */
-static int smaps_backing(const char *proc, struct live_shm *s)
+int smaps_scan(FILE *in, struct live_shm *s)
 {
 	char line[LIVE_LINE];
 	bool in_block = false, found = false, thp = false, ht = false;
 	unsigned long long start, eligible;
 	uint64_t pmd = 0;
 	const char *p;
-	FILE *in = pid_open(proc, s->pid, PROC_PID_SMAPS);
 
-	if (!in)
-		return -errno;
 	while (read_line(in, line, sizeof(line))) {
 		if (smaps_header(line)) {
 			if (in_block)
@@ -382,13 +373,25 @@ static int smaps_backing(const char *proc, struct live_shm *s)
 		else if (strncmp(line, "VmFlags:", 8) == 0)
 			ht = strstr(line + 8, " ht") != NULL;
 	}
-	fclose(in);
 	if (!found)
 		return -ENOENT;
 	s->smaps_read = true;
 	s->backing = ht ? PG_BACKING_HUGETLB :
 		     thp ? PG_BACKING_THP : PG_BACKING_4K;
 	return 0;
+}
+
+/* @s's backing from its block in /proc/PID/smaps. */
+static int smaps_backing(const char *proc, struct live_shm *s)
+{
+	FILE *in = pid_open(proc, s->pid, PROC_PID_SMAPS);
+	int err;
+
+	if (!in)
+		return -errno;
+	err = smaps_scan(in, s);
+	fclose(in);
+	return err;
 }
 
 static bool object_listed(const struct facts *f, const struct maps_entry *e)

@@ -26,26 +26,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void facts_gather_state(struct facts *f, const struct env *env)
+bool state_parse(struct saved_state *st, const char *buf, size_t len)
 {
-	struct saved_state *st = &f->state;
 	struct line_reader lr;
 	const char *line;
-	size_t len;
-	char *buf;
-	int err;
 
 	memset(st, 0, sizeof(*st));
 	st->mode = MODE_UNKNOWN;
-	err = root_read_file(env->root, "/" VAR_STATE_FILE, MAX_KERNEL_FILE,
-			     &buf, &len);
-	if (err) {
-		if (err != -ENOENT)
-			diag_add(&f->diags, "/%s: cannot read: %s",
-				 VAR_STATE_FILE, read_error_name(err));
-		return;
-	}
-	st->present = true;
 	line_reader_init(&lr, buf, len);
 	while (line_reader_next(&lr, &line, &len)) {
 		if (len == 0 || line[0] == '#')
@@ -63,9 +50,31 @@ void facts_gather_state(struct facts *f, const struct env *env)
 			st->bad = true;
 		}
 	}
-	free(buf);
 	if (st->mode == MODE_UNKNOWN || !st->nclusters)
 		st->bad = true;
+	return !st->bad;
+}
+
+void facts_gather_state(struct facts *f, const struct env *env)
+{
+	struct saved_state *st = &f->state;
+	size_t len;
+	char *buf;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	st->mode = MODE_UNKNOWN;
+	err = root_read_file(env->root, "/" VAR_STATE_FILE, MAX_KERNEL_FILE,
+			     &buf, &len);
+	if (err) {
+		if (err != -ENOENT)
+			diag_add(&f->diags, "/%s: cannot read: %s",
+				 VAR_STATE_FILE, read_error_name(err));
+		return;
+	}
+	(void)state_parse(st, buf, len);
+	free(buf);
+	st->present = true;
 	if (st->bad)
 		diag_add(&f->diags, "/%s: not a state file preempt-policy wrote (remove it with clear-state)",
 			 VAR_STATE_FILE);

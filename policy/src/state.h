@@ -8,6 +8,8 @@
 #ifndef PREEMPT_POLICY_STATE_H
 #define PREEMPT_POLICY_STATE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "env.h"
@@ -15,6 +17,14 @@
 
 struct run;
 
+/*
+ * Parse the text of a state file (@len bytes, need not be NUL-terminated)
+ * into @st, which it fills whole (present stays false).  True when it is
+ * well-formed: only mode=, reason=, cluster= lines, comments and blank
+ * lines, a known mode and one to STATE_MAX_CLUSTERS clusters; else
+ * st->bad is set (the first STATE_MAX_CLUSTERS clusters are kept).
+ */
+bool state_parse(struct saved_state *st, const char *buf, size_t len);
 /* Read the state file under env->root into f->state; never fails. */
 void facts_gather_state(struct facts *f, const struct env *env);
 /* The first recorded cluster that still lacks huge pages, or NULL. */

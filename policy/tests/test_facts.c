@@ -3,6 +3,7 @@
 #include "fact_keys.h"
 #include "pgconf.h"
 #include "rules.h"
+#include "state.h"
 #include "test_util.h"
 
 struct facts_test {
@@ -256,9 +257,51 @@ static void test_parsers(void **state)
 	assert_true(parse_bracketed_choice("[a] [b]", out, sizeof(out)) < 0);
 }
 
+static void test_state_parse(void **state)
+{
+	static const char ok[] =
+		"# preempt-policy state: the mode for the next boot, see preempt-policy(8)\n"
+		"mode=none\n"
+		"reason=rule pg-fell-back (/etc/preempt-policy.d/60-live.conf:1): pg_live_fallbacks > 0 (is 1)\n"
+		"cluster=16/main\n"
+		"\n"
+		"cluster=15/main";
+	struct saved_state st;
+	char many[512] = "mode=full\n";
+	unsigned int i;
+
+	assert_true(state_parse(&st, ok, sizeof(ok) - 1));
+	assert_false(st.bad);
+	assert_false(st.present);
+	assert_int_equal(st.mode, MODE_NONE);
+	assert_int_equal(st.nclusters, 2);
+	assert_string_equal(st.clusters[0], "16/main");
+	assert_string_equal(st.clusters[1], "15/main");
+	assert_true(strncmp(st.reason, "rule pg-fell-back ", 18) == 0);
+	/* Not NUL-terminated: only @len bytes are read. */
+	assert_true(state_parse(&st, "mode=full\ncluster=a/b", 19));
+	assert_string_equal(st.clusters[0], "a");
+	/* Unknown mode, no cluster, a foreign line, "mode=keep". */
+	assert_false(state_parse(&st, "mode=bogus\ncluster=16/main\n", 27));
+	assert_int_equal(st.mode, MODE_UNKNOWN);
+	assert_false(state_parse(&st, "mode=none\n", 10));
+	assert_false(state_parse(&st, "mode=none\ncluster=1/a\nx=1\n", 26));
+	assert_false(state_parse(&st, "mode=keep\ncluster=1/a\n", 22));
+	assert_false(state_parse(&st, "", 0));
+	/* More clusters than state_record writes: not its file. */
+	for (i = 0; i < STATE_MAX_CLUSTERS + 3; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+			 "cluster=%u/main\n", i);
+	assert_false(state_parse(&st, many, strlen(many)));
+	assert_true(st.bad);
+	assert_int_equal(st.nclusters, STATE_MAX_CLUSTERS);
+	assert_string_equal(st.clusters[STATE_MAX_CLUSTERS - 1], "7/main");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_state_parse),
 		cmocka_unit_test_setup_teardown(test_patched_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unpatched_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_mode_files, setup, teardown),

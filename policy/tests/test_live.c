@@ -6,7 +6,11 @@
  * shmem THP, a tmpfs file, and shared file mappings on ext4 and btrfs that
  * are no shared memory.
  */
+#include <errno.h>
+
+#include "advise.h"
 #include "decide.h"
+#include "live_parse.h"
 #include "fact_keys.h"
 #include "rules.h"
 #include "test_util.h"
@@ -225,9 +229,101 @@ static void test_rule_on_live_fact(void **state)
 	assert_true(rule_matches(&t->p.rules[1], &t->f));
 }
 
+static void test_parse_maps_line(void **state)
+{
+	static const char ok[] =
+		"7f0000000000-7f020d000000 rw-s 00000000 00:01 4711                        /dev/zero (deleted)";
+	struct maps_entry e;
+
+	assert_true(parse_maps_line(ok, &e));
+	assert_int_equal(e.start, 0x7f0000000000ULL);
+	assert_int_equal(e.end, 0x7f020d000000ULL);
+	assert_true(e.shared);
+	assert_int_equal(e.major, 0);
+	assert_int_equal(e.minor, 1);
+	assert_int_equal(e.inode, 4711);
+	assert_string_equal(e.name, "/dev/zero (deleted)");
+	assert_true(parse_maps_line("1000-2000 r-xp 00000000 08:01 2222", &e));
+	assert_false(e.shared);
+	assert_string_equal(e.name, "");
+	/* end == start, end < start, cut short, major past unsigned int */
+	assert_false(parse_maps_line("1000-1000 rw-s 00000000 00:01 1 /x", &e));
+	assert_false(parse_maps_line("2000-1000 rw-s 00000000 00:01 1 /x", &e));
+	assert_false(parse_maps_line("1000-2000 rw-s", &e));
+	assert_false(parse_maps_line("1000-2000 rw-s 0 100000000:01 1 /x", &e));
+	assert_false(parse_maps_line("-2000 rw-s 0 00:01 1 /x", &e));
+}
+
+static int scan_text(const char *text, unsigned long long start,
+		     struct live_shm *s)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	int err;
+
+	assert_non_null(in);
+	memset(s, 0, sizeof(*s));
+	s->start = start;
+	err = smaps_scan(in, s);
+	fclose(in);
+	return err;
+}
+
+static void test_smaps_scan(void **state)
+{
+	static const char text[] =
+		"1000-2000 rw-s 00000000 00:01 1 /SYSV00000001\n"
+		"Rss:                   8 kB\n"
+		"KernelPageSize:     2048 kB\n"
+		"VmFlags: rd wr sh mr mw me ms de ht sd\n"
+		"3000-5000 rw-s 00000000 00:01 2 /memfd:x (deleted)\n"
+		"Rss:                  16 kB\n"
+		"KernelPageSize:        4 kB\n"
+		"ShmemPmdMapped:     2048 kB\n"
+		"VmFlags: rd wr sh mr mw me ms sd\n"
+		"6000-7000 rw-s 00000000 00:01 3 /dev/zero (deleted)\n"
+		"Rss:  99999999999999999 kB\n"
+		"THPeligible:    0\n";
+	struct live_shm s;
+
+	assert_int_equal(scan_text(text, 0x1000, &s), 0);
+	assert_true(s.smaps_read);
+	assert_int_equal(s.backing, PG_BACKING_HUGETLB);
+	assert_int_equal(s.rss, 8192);
+	assert_int_equal(s.page_size, 2 << 20);
+	/* The next block's lines are not this one's. */
+	assert_int_equal(scan_text(text, 0x3000, &s), 0);
+	assert_int_equal(s.backing, PG_BACKING_THP);
+	assert_int_equal(s.rss, 16384);
+	/* A kB count whose bytes overflow is not taken. */
+	assert_int_equal(scan_text(text, 0x6000, &s), 0);
+	assert_int_equal(s.backing, PG_BACKING_4K);
+	assert_int_equal(s.rss, 0);
+	assert_int_equal(scan_text(text, 0x2000, &s), -ENOENT);
+	assert_false(s.smaps_read);
+}
+
+static void test_buddyinfo(void **state)
+{
+	static const char text[] =
+		"Node 0, zone      DMA      1      1      1      0      2      1      1      0      1      1      3\n"
+		"Node 0, zone   Normal      5      0      0      0      0      0      0      0      0      2      1\n";
+
+	/* DMA left out; order 9 (2 MiB on 4 KiB pages): 2 + 2*1 blocks. */
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 9), 4);
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 10), 1);
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 0),
+			 5 + 2 * 512 + 1024);
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 11), 0);
+	assert_int_equal(buddyinfo_free_blocks("Node 0, zone Normal 99999999999999 1", 36, 0), 2);
+	assert_int_equal(buddyinfo_free_blocks("", 0, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_maps_line),
+		cmocka_unit_test(test_smaps_scan),
+		cmocka_unit_test(test_buddyinfo),
 		cmocka_unit_test_setup_teardown(test_postmasters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold, setup, teardown),
