@@ -8,6 +8,8 @@
 # .deb, .buildinfo and .changes files in OUTDIR. dpkg-buildpackage writes
 # them next to the tree it builds, so it builds a copy in
 # OUTDIR/src/DEBARCH/preempt-policy: nothing lands beside the source.
+# The source package (.dsc, .tar.xz; dpkg-source -b) comes from the first
+# architecture's copy, before its build.
 # --version VERSION: the copy's debian/changelog gets an entry of that
 # version on top (the upgrade test's older package).
 set -eu
@@ -58,6 +60,13 @@ for arch in "$@"; do
 		[ "$(dpkg-parsechangelog -l "$cl" -S Version)" = "$version" ] ||
 			die "could not set version $version in $cl"
 	fi
+	if [ ! -f "$out/src/dsc-done" ]; then
+		(cd "$out/src/$arch" && dpkg-source -b preempt-policy) \
+			>"$out/source.log" 2>&1 ||
+			die "dpkg-source -b failed (log: $out/source.log)"
+		mv "$out/src/$arch"/*.dsc "$out/src/$arch"/*.tar.* "$out/"
+		: >"$out/src/dsc-done"
+	fi
 	aflag=
 	[ "$arch" = "$host" ] || aflag="-a$arch"
 	note "building the $arch package${version:+ version $version} in $src"
@@ -74,4 +83,5 @@ for arch in "$@"; do
 		"$out/src/$arch"/*.changes "$out/"
 	rm -rf "$out/src/$arch"
 done
+rm -f "$out/src/dsc-done"
 rmdir "$out/src" 2>/dev/null || true

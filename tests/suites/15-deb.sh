@@ -31,9 +31,11 @@ older=$version~older1
 # --- build ------------------------------------------------------------------
 built=
 for arch in "$host" "$other"; do
+	aopt=
+	[ "$arch" = "$host" ] || aopt=" -a $arch"
 	if out=$("$RIG/build-deb.sh" "$work/pkg" "$arch" 2>&1) &&
 		[ -f "$work/pkg/preempt-policy_${version}_$arch.deb" ]; then
-		ok "dpkg-buildpackage -us -uc -b${arch#"$host"}: preempt-policy_${version}_$arch.deb"
+		ok "dpkg-buildpackage -us -uc -b$aopt: preempt-policy_${version}_$arch.deb"
 		built="$built $arch"
 	else
 		not_ok "dpkg-buildpackage for $arch"
@@ -81,8 +83,14 @@ if [ -z "$bad" ]; then
 else
 	not_ok "lintian overrides without a reason:$bad"
 fi
-for arch in $built; do
+dsc=$work/pkg/preempt-policy_$version.dsc
+for arch in source $built; do
 	changes=$work/pkg/preempt-policy_${version}_$arch.changes
+	[ "$arch" != source ] || changes=$dsc
+	if [ ! -f "$changes" ]; then
+		not_ok "lintian $arch: no $changes"
+		continue
+	fi
 	out=$(lintian --fail-on error,warning --display-info "$changes" 2>&1)
 	rc=$?
 	tags=$(printf '%s\n' "$out" | grep -E '^[EW]: ')
@@ -225,6 +233,9 @@ for p in $(dpkg-deb -f "$(deb "$host")" Depends | tr ',' '\n' |
 	sed 's/[[:space:]]*(.*//; s/[[:space:]|].*//; s/^[[:space:]]*//'); do
 	dpkg-query -s "$p:$host" 2>/dev/null || dpkg-query -s "$p"
 	echo
+	# and an empty file list, so that dpkg does not warn
+	: >"$root/var/lib/dpkg/info/$(dpkg-query -W -f='${binary:Package}' "$p:$host" 2>/dev/null ||
+		dpkg-query -W -f='${binary:Package}' "$p").list"
 done >>"$root/var/lib/dpkg/status"
 
 # Stand-ins for what must not touch this machine, and a package with
@@ -254,6 +265,12 @@ chmod 0755 "$fake/DEBIAN/postinst"
 dpkg-deb -b --root-owner-group "$fake" "$work/fake.deb" >/dev/null
 
 rdpkg() {
+	# The output of this step only (--more: and of the one before).
+	if [ "$1" = --more ]; then
+		shift
+	else
+		: >"$work/dpkg.out"
+	fi
 	PATH=$stub:$PATH dpkg --root="$root" --force-script-chrootless \
 		--force-not-root --log="$work/dpkg.log" "$@" >>"$work/dpkg.out" 2>&1
 }
@@ -332,7 +349,7 @@ fi
 
 # The current version on its own: install, purge.
 if rdpkg -i "$(deb "$host")" && [ "$(status_of preempt-policy)" = "install ok installed $version" ] &&
-	rdpkg -P preempt-policy && snapshot >"$work/after2" && cmp -s "$work/before" "$work/after2"; then
+	rdpkg --more -P preempt-policy && snapshot >"$work/after2" && cmp -s "$work/before" "$work/after2"; then
 	ok "install $version on a clean root, purge: nothing left behind"
 else
 	not_ok "install $version, purge: status '$(status_of preempt-policy)'"
