@@ -71,12 +71,13 @@ done
 
 # --- lintian ----------------------------------------------------------------
 # Overrides only with a written reason: every override line follows a
-# comment line.
+# comment (the SPDX line is none), with no blank line between.
 bad=
 for f in debian/*lintian-overrides debian/source/lintian-overrides; do
 	[ -f "$f" ] || continue
-	bad="$bad$(awk -v f="$f" '/^#/ { c = 1; next } /^[[:space:]]*$/ { next }
-		{ if (!c) print " " f ":" NR ": " $0; c = 0 }' "$f")"
+	bad="$bad$(awk -v f="$f" '/SPDX-License-Identifier/ || /^[[:space:]]*$/ { c = 0; next }
+		/^#/ { c = 1; next }
+		{ if (!c) print " " f ":" NR ": " $0 }' "$f")"
 done
 if [ -z "$bad" ]; then
 	ok "every lintian override has a comment saying why"
@@ -105,7 +106,7 @@ done
 
 # --- the file list: make install's, both ways ---------------------------------
 # What the package must add to make install's files: Debian's copyright
-# and changelog; and man pages are compressed (dh_compress; the policy's
+# and changelog (and lintian overrides, if debian/ has any); man pages are compressed (dh_compress; the policy's
 # documentation copy is below its 4 KiB threshold, checked by the
 # comparison). Directories count as entries too (an empty
 # /etc/preempt-policy.d is part of the layout).
@@ -118,6 +119,11 @@ if out=$(make -s install DESTDIR="$dest" 2>&1); then
 		cat "$work/want.raw"
 		echo "f usr/share/doc/preempt-policy/copyright"
 		echo "f usr/share/doc/preempt-policy/changelog.gz"
+		# lintian's overrides of the binary package, if there are any
+		if [ -f debian/preempt-policy.lintian-overrides ]; then
+			printf 'd %s\n' usr/share/lintian usr/share/lintian/overrides
+			echo "f usr/share/lintian/overrides/preempt-policy"
+		fi
 	} | sort -u >"$work/want"
 	for arch in $built; do
 		dpkg-deb -c "$(deb "$arch")" |
@@ -206,7 +212,7 @@ fi
 if out=$("$RIG/build-deb.sh" --version "$older" "$work/old" "$host" 2>&1) &&
 	[ -f "$work/old/preempt-policy_${older}_$host.deb" ] &&
 	dpkg --compare-versions "$older" lt "$version"; then
-	ok "an older build ($older < $version) for the upgrade"
+	diag "built the older version $older (< $version) for the upgrade"
 else
 	not_ok "building the older version $older"
 	printf '%s\n' "$out" | tail -n 20 | sed 's/^/#   /'
