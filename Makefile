@@ -9,6 +9,8 @@
 #   make check    every test, TAP, ends with "N passed, N failed, N skipped"
 #   make bench    the slow measurements (not part of check)
 #   make install / uninstall   DESTDIR, PREFIX (/usr), SYSCONFDIR (/etc)
+#   make deb      Debian packages of the user-space parts in build/deb/
+#                 (DEB_ARCHES: the host's and arm64)
 #
 # Heavy artefacts (kernel trees, objects, guest root file systems) live in
 # $(CACHE), outside the repository, and are reused across clones: clean
@@ -27,7 +29,7 @@ PATCHED_TREE := $(CACHE)/trees/patched
 SEED_TREE := $(CACHE)/trees/seed
 OBJ := $(CACHE)/obj
 
-.PHONY: all deps tree patched-tree seed-tree kernels kernel run check bench \
+.PHONY: all deps deb tree patched-tree seed-tree kernels kernel run check bench \
 	check-apply check-patches check-drift check-prefixes check-debug install uninstall \
 	clean distclean policy
 
@@ -168,6 +170,16 @@ uninstall:
 	fi
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/preempt-policy.d 2>/dev/null
 	@$(MAKE) -s -C initrd uninstall $(INSTALL_VARS)
+
+# The Debian package (debian/): dpkg-buildpackage -us -uc -b for the host's
+# architecture, cross (-a) for the others, from a copy of the tree under
+# $(BUILD)/deb/src; the .deb, .buildinfo and .changes files land in
+# $(BUILD)/deb. Its files are the ones install lays out (suite 15-deb).
+DEB_ARCHES ?= $(sort $(shell dpkg --print-architecture 2>/dev/null) arm64)
+
+deb: deps
+	@$(RIG)/build-deb.sh $(BUILD)/deb $(DEB_ARCHES)
+	@ls $(BUILD)/deb/*.deb
 
 # Build output of this checkout only. The cache ($(CACHE): kernel trees,
 # objects, guest file systems, ccache-warm builds) is never deleted here.

@@ -86,7 +86,7 @@ EOF
 # after_start: what systemd runs once postgresql@.service has started a
 # cluster, taken from preempt-policy's drop-in on the root (the guests have
 # no systemd; the '-' prefix only tells systemd to ignore a failure).
-PG_DROPIN=/etc/systemd/system/postgresql@.service.d/preempt-policy.conf
+PG_DROPIN=/lib/systemd/system/postgresql@.service.d/preempt-policy.conf
 after_start() {
 	as_cmd=$(sed -n 's/^ExecStartPost=[-@:+!]*//p' "$PG_DROPIN" 2>/dev/null)
 	if [ -z "$as_cmd" ]; then

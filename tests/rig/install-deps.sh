@@ -17,23 +17,36 @@ packages="
 	postgresql postgresql-client
 	libcmocka-dev clang clang-tidy cppcheck libclang-rt-14-dev
 	shellcheck gnuplot-nox python3 file
+	debhelper dpkg-dev lintian crossbuild-essential-arm64 libc6-dev:arm64
 "
+# The arm64 build of the Debian package (make deb) links against
+# libc6-dev:arm64: arm64 must be a foreign architecture of dpkg's. The
+# machine's apt sources are not touched: Debian's mirrors carry arm64.
+foreign_arch=arm64
+[ "$(dpkg --print-architecture)" = "$foreign_arch" ] ||
+	dpkg --print-foreign-architectures | grep -qx "$foreign_arch" ||
+	foreign_missing=1
 
 missing=
 for p in $packages; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
 		grep -q 'install ok installed' || missing="$missing $p"
 done
-if [ -z "$missing" ]; then
+if [ -z "$missing" ] && [ -z "${foreign_missing:-}" ]; then
 	exit 0
 fi
 if [ "${1:-}" = --check ]; then
-	note "missing packages:$missing"
+	[ -z "${foreign_missing:-}" ] || note "dpkg has no foreign architecture $foreign_arch"
+	[ -z "$missing" ] || note "missing packages:$missing"
 	exit 1
 fi
-[ "$(id -u)" -eq 0 ] || die "missing packages:$missing (run 'make deps' as root)"
+[ "$(id -u)" -eq 0 ] || die "missing packages:$missing${foreign_missing:+ and foreign architecture $foreign_arch} (run 'make deps' as root)"
+if [ -n "${foreign_missing:-}" ]; then
+	note "adding the foreign architecture $foreign_arch"
+	dpkg --add-architecture "$foreign_arch"
+fi
 note "installing:$missing"
-apt-get update -q >/dev/null
+apt-get -o DPkg::Lock::Timeout=900 update -q >/dev/null
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
 	$missing >/dev/null

@@ -83,8 +83,11 @@ cp "$here/guest-main.sh" "$t/run"
 cp "$here/guest-loop.sh" "$t/loop"
 cp "$top/tests/pg/guest-lib.sh" "$t/"
 chmod 0755 "$t/run" "$t/loop"
-mkdir -p "$root/etc/systemd/system/postgresql@.service.d"
-cp "$dropin" "$root/etc/systemd/system/postgresql@.service.d/preempt-policy.conf"
+# Where Debian 12's package installs the drop-in, with what make install
+# fills in (initrd/Makefile's SUBST; the tool is /usr/sbin/preempt-policy).
+mkdir -p "$root/lib/systemd/system/postgresql@.service.d"
+sed 's|@SBINDIR@|/usr/sbin|g' "$dropin" \
+	>"$root/lib/systemd/system/postgresql@.service.d/preempt-policy.conf"
 
 # The cluster as Debian's pg_createcluster lays it out: configuration in
 # /etc, data in /var/lib. initdb's pg_hba.conf (-A trust) stays in the data
