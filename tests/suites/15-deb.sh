@@ -297,17 +297,18 @@ snapshot() {
 		done)
 }
 unit_link=etc/systemd/system/sysinit.target.wants/preempt-policy.service
+timer_link=etc/systemd/system/timers.target.wants/preempt-policy-check.timer
 
 rdpkg -i "$work/fake.deb" || not_ok "installing the trigger counter"
 snapshot >"$work/before"
 
 # Install the older version, edit the conffile, upgrade.
 if rdpkg -i "$old_deb" && [ "$(status_of preempt-policy)" = "install ok installed $older" ] &&
-	[ "$(triggered)" -eq 1 ] && [ -L "$root/$unit_link" ] &&
+	[ "$(triggered)" -eq 1 ] && [ -L "$root/$unit_link" ] && [ -L "$root/$timer_link" ] &&
 	[ -x "$root/usr/sbin/preempt-policy" ] && [ -f "$root/etc/preempt-policy.conf" ]; then
-	ok "install $older: installed, update-initramfs triggered once, the unit enabled ($unit_link)"
+	ok "install $older: installed, update-initramfs triggered once, the unit and the timer enabled ($unit_link, $timer_link)"
 else
-	not_ok "install $older: status '$(status_of preempt-policy)', triggered $(triggered), unit link $(ls -l "$root/$unit_link" 2>&1)"
+	not_ok "install $older: status '$(status_of preempt-policy)', triggered $(triggered), links $(ls -l "$root/$unit_link" "$root/$timer_link" 2>&1)"
 	tail -n 20 "$work/dpkg.out" | sed 's/^/#   /'
 fi
 echo "# edited by the admin (15-deb)" >>"$root/etc/preempt-policy.conf"
