@@ -30,6 +30,43 @@ guest_live() {
 	return "$gl_rc"
 }
 
+# pkg_deb ARCH: the preempt-policy Debian package for ARCH (what make deb
+# builds, through tests/rig/build-deb.sh: native for amd64, cross for
+# arm64) in $BUILD/deb-guest, for the guests' roots to install
+# (tests/rig/deb-install.sh). Rebuilt when a file it is built from changed
+# (key in $BUILD/deb-guest/DEBARCH.key). Prints the .deb's path; the
+# build's output goes to $BUILD/deb-guest/DEBARCH.log.
+pkg_deb() {
+	pd_dir=$BUILD/deb-guest
+	case "$1" in
+	arm64) pd_arch=arm64 ;;
+	x86_64) pd_arch=amd64 ;;
+	*)
+		echo "pkg_deb: unsupported ARCH '$1' (arm64, x86_64)" >&2
+		return 1
+		;;
+	esac
+	mkdir -p "$pd_dir"
+	pd_key=$( {
+		find debian policy initrd Makefile tests/rig/build-deb.sh -type f \
+			! -path 'policy/build/*' ! -path policy/preempt-policy ! -name '*.o' |
+			LC_ALL=C sort | xargs sha256sum
+	} | sha256sum | cut -c1-16)
+	pd_ver=$(dpkg-parsechangelog -l debian/changelog -S Version)
+	pd_deb=$pd_dir/preempt-policy_${pd_ver}_$pd_arch.deb
+	if [ ! -f "$pd_deb" ] || [ "$(cat "$pd_dir/$pd_arch.key" 2>/dev/null)" != "$pd_key" ]; then
+		rm -f "$pd_deb"
+		if ! "$RIG/build-deb.sh" "$pd_dir" "$pd_arch" >"$pd_dir/$pd_arch.log" 2>&1 ||
+			[ ! -f "$pd_deb" ]; then
+			tail -n 20 "$pd_dir/$pd_arch.log" >&2
+			echo "pkg_deb: no $pd_deb (log $pd_dir/$pd_arch.log)" >&2
+			return 1
+		fi
+		echo "$pd_key" >"$pd_dir/$pd_arch.key"
+	fi
+	printf '%s\n' "$pd_deb"
+}
+
 # run_dracut_image ARCH POLICY OUT LOG: the dracut initramfs that boots the
 # PostgreSQL root image of tests/run/mkpgroot.sh (modules base,
 # rootfs-block and 55preempt-policy with the static tool POLICY; for a

@@ -26,14 +26,6 @@ usage() {
 	die "usage: deb-closure.sh list [--strict] ARCH DEBDIR ROOTS SKIP | unpack ARCH DEBDIR LIST ROOT"
 }
 
-debarch_of() {
-	case "$1" in
-	arm64) echo arm64 ;;
-	x86_64) echo amd64 ;;
-	*) die "unsupported ARCH '$1' (arm64, x86_64)" ;;
-	esac
-}
-
 aptc() {
 	# shellcheck disable=SC2046 # options, one word each
 	apt-cache $(private_apt_opts "$debs/.apt" "$debarch") "$@"

@@ -12,11 +12,7 @@ set -eu
 [ $# -ge 3 ] || die "usage: fetch-debs.sh ARCH DEBDIR PACKAGE..."
 arch=$1 debdir=$2
 shift 2
-case "$arch" in
-arm64) debarch=arm64 ;;
-x86_64) debarch=amd64 ;;
-*) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
-esac
+debarch=$(debarch_of "$arch")
 
 state=$debdir/.apt
 aptopts=$(private_apt_opts "$state" "$debarch")

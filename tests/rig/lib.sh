@@ -26,6 +26,15 @@ cross_compile_for() {
 	esac
 }
 
+# Kernel ARCH -> Debian architecture (dpkg, apt).
+debarch_of() {
+	case "$1" in
+	arm64) echo arm64 ;;
+	x86_64) echo amd64 ;;
+	*) die "unsupported ARCH '$1' (arm64, x86_64)" ;;
+	esac
+}
+
 # Kernel ARCH -> boot image path inside the build directory.
 kernel_image_for() {
 	case "$1" in

@@ -100,8 +100,10 @@ esac
 tdir=$work/t
 disk=
 if [ "$boot" = dracut ]; then
-	step "the real root: ext4 image with PostgreSQL, shared_buffers=${sb}MB, huge_pages=off"
-	img=$(tests/run/mkpgroot.sh "$arch" "$policy" "$sb") ||
+	step "the preempt-policy Debian package for $arch (make deb's build)"
+	deb=$(pkg_deb "$arch") || fail "building the $arch package failed"
+	step "the real root: ext4 image with PostgreSQL, shared_buffers=${sb}MB, huge_pages=off, $(basename "$deb") installed"
+	img=$(tests/run/mkpgroot.sh "$arch" "$deb" "$sb") ||
 		fail "tests/run/mkpgroot.sh $arch failed"
 	disk=$work/root.img
 	# The guest writes to its root (initdb, pgbench): boot a fresh copy.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkpgroot.sh ARCH BINARY SB_MB
+# mkpgroot.sh ARCH DEB SB_MB
 # Build (or reuse) the real root file system "make run" boots into: an ext4
 # image (mke2fs -d, no root privileges needed) for virtio-blk with
 # - PostgreSQL 15 and pgbench for ARCH (tests/pg/mkrootfs.sh's root fs),
@@ -9,11 +9,13 @@
 # - a Debian-layout cluster, /etc/postgresql/15/main/postgresql.conf, with
 #   shared_buffers = SB_MB MB and huge_pages = off (the data directory is
 #   created by initdb in the guest),
-# - no preempt-policy.conf: the boot uses the built-in policy, which keeps
-#   the kernel's mode (the guest script opts in later, to show both),
-# - preempt-policy (the static BINARY) in /usr/sbin, its drop-in for
-#   Debian's postgresql@.service (initrd/systemd/postgresql@.service.d) in
-#   /etc/systemd/system, where the guest scripts read the command it runs
+# - preempt-policy from its Debian package DEB (make deb's, for ARCH),
+#   installed with dpkg into the root's own dpkg database
+#   (tests/rig/deb-install.sh): the tool in /usr/sbin, the package's
+#   default /etc/preempt-policy.conf, which keeps the kernel's mode like
+#   the built-in policy (the guest script opts in later, to show both),
+#   the units and the drop-in for Debian's postgresql@.service in
+#   /lib/systemd/system, where the guest scripts read the command it runs
 #   after a cluster starts (no systemd here: the guest runs it),
 # - the guest scripts (tests/run/guest-main.sh as run, the loop test's
 #   tests/run/guest-loop.sh as loop, tests/pg/guest-lib.sh) in
@@ -27,13 +29,13 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/rig/lib.sh"
 
-[ $# -eq 3 ] || die "usage: mkpgroot.sh ARCH BINARY SB_MB"
-arch=$1 bin=$2 sb=$3
+[ $# -eq 3 ] || die "usage: mkpgroot.sh ARCH DEB SB_MB"
+arch=$1 deb=$2 sb=$3
 case "$arch" in
 arm64 | x86_64) ;;
 *) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
 esac
-[ -x "$bin" ] || die "no preempt-policy binary '$bin'"
+[ -f "$deb" ] || die "no preempt-policy package '$deb'"
 case "$sb" in
 '' | *[!0-9]*) die "shared_buffers '$sb' is not a number of MB" ;;
 esac
@@ -43,7 +45,6 @@ out=$cache/pgroot/$arch
 debs=$cache/debs/$arch
 mkdir -p "$out"
 here=$top/tests/run
-dropin=$top/initrd/systemd/postgresql@.service.d/preempt-policy.conf
 pgrootfs=$("$top/tests/pg/mkrootfs.sh" "$arch") || die "tests/pg/mkrootfs.sh $arch failed"
 # mkrootfs.sh fetched busybox-static.
 bb=
@@ -54,7 +55,8 @@ done
 
 key=$( {
 	cat "${pgrootfs%/*}/key" "$0" "$here/root-init" "$here/guest-main.sh" \
-		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh" "$dropin" "$bin"
+		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh" \
+		"$top/tests/rig/deb-install.sh" "$deb"
 	echo "$bb $sb"
 } | sha256sum | cut -c1-16)
 if [ -f "$out/root.img" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
@@ -76,18 +78,17 @@ mkdir -p "$root/bin" "$root/sbin" "$root/usr/sbin" "$root/proc" "$root/sys" \
 chmod 1777 "$root/tmp"
 cp "$stage/bb/bin/busybox" "$root/bin/busybox"
 cp "$here/root-init" "$root/sbin/init"
-cp "$bin" "$root/usr/sbin/preempt-policy"
-chmod 0755 "$root/sbin/init" "$root/usr/sbin/preempt-policy"
+chmod 0755 "$root/sbin/init"
 t=$root/usr/local/lib/preempt-run
 cp "$here/guest-main.sh" "$t/run"
 cp "$here/guest-loop.sh" "$t/loop"
 cp "$top/tests/pg/guest-lib.sh" "$t/"
 chmod 0755 "$t/run" "$t/loop"
-# Where Debian 12's package installs the drop-in, with what make install
-# fills in (initrd/Makefile's SUBST; the tool is /usr/sbin/preempt-policy).
-mkdir -p "$root/lib/systemd/system/postgresql@.service.d"
-sed 's|@SBINDIR@|/usr/sbin|g' "$dropin" \
-	>"$root/lib/systemd/system/postgresql@.service.d/preempt-policy.conf"
+"$top/tests/rig/deb-install.sh" "$arch" "$root" "$debs" "$deb" 2>"$stage/dpkg.out" || {
+	cat "$stage/dpkg.out" >&2
+	die "installing $deb into the root failed"
+}
+[ -x "$root/usr/sbin/preempt-policy" ] || die "$deb did not install /usr/sbin/preempt-policy"
 
 # The cluster as Debian's pg_createcluster lays it out: configuration in
 # /etc, data in /var/lib. initdb's pg_hba.conf (-A trust) stays in the data

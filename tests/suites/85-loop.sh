@@ -5,7 +5,9 @@
 # kernel, per architecture: three boots of one PostgreSQL root image
 # (tests/run/mkpgroot.sh, the root of make run) through the dracut
 # initramfs whose pre-pivot hook runs preempt-policy on that root before
-# its init (tests/run/guest-loop.sh is the guest side):
+# its init (tests/run/guest-loop.sh is the guest side). The root's tool,
+# policy and drop-in come from the package (make deb's, installed with dpkg
+# into the root's own database); the initramfs carries the static tool:
 # 1. record: the root's first boot keeps the kernel's default mode; a site
 #    policy with a rule on a live fact (pg_live_fallbacks > 0 -> none),
 #    huge_pages = try and too few hugetlb pages; the postgresql@.service
@@ -89,8 +91,9 @@ loop_arch() {
 		return
 	fi
 	if ! policy=$(tests/pg/build-policy.sh "$arch" "$BUILD/pg" 2>"$work/setup.err") ||
-		! img=$(tests/run/mkpgroot.sh "$arch" "$policy" "$SB" 2>>"$work/setup.err"); then
-		not_ok "$arch loop: the static preempt-policy and the PostgreSQL root image"
+		! deb=$(pkg_deb "$arch" 2>>"$work/setup.err") ||
+		! img=$(tests/run/mkpgroot.sh "$arch" "$deb" "$SB" 2>>"$work/setup.err"); then
+		not_ok "$arch loop: the static preempt-policy, the package and the PostgreSQL root image with it installed"
 		diag "$(tail -n 20 "$work/setup.err")"
 		return
 	fi
