@@ -38,14 +38,8 @@ guest_live() {
 # build's output goes to $BUILD/deb-guest/DEBARCH.log.
 pkg_deb() {
 	pd_dir=$BUILD/deb-guest
-	case "$1" in
-	arm64) pd_arch=arm64 ;;
-	x86_64) pd_arch=amd64 ;;
-	*)
-		echo "pkg_deb: unsupported ARCH '$1' (arm64, x86_64)" >&2
-		return 1
-		;;
-	esac
+	# shellcheck source=tests/rig/lib.sh
+	pd_arch=$(. "$RIG/lib.sh" && debarch_of "$1") || return 1
 	mkdir -p "$pd_dir"
 	pd_key=$( {
 		find debian policy initrd Makefile tests/rig/build-deb.sh -type f \

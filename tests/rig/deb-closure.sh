@@ -91,13 +91,7 @@ unpack() {
 	"$rig/fetch-debs.sh" "$arch" "$debs" $(sed 's/=.*//' "$1")
 	mkdir -p "$2"
 	while IFS="=" read -r pkg ver; do
-		file=$debs/$(printf '%s_%s_' "$pkg" "$ver" | sed 's/:/%3a/')
-		deb=
-		set +f
-		for f in "$file"*.deb; do
-			[ -f "$f" ] && deb=$f
-		done
-		set -f
+		deb=$(deb_file "$debs" "$pkg" "$ver")
 		[ -n "$deb" ] || die "no .deb for $pkg=$ver in $debs"
 		dpkg -x "$deb" "$2"
 	done <"$1"

@@ -39,10 +39,7 @@ if [ ! -f "$db/status" ]; then
 	[ "$debarch" = "$(dpkg --print-architecture)" ] || echo "$debarch" >"$db/arch"
 	: >"$db/status.new"
 	while IFS="=" read -r pkg ver; do
-		f=
-		for c in "$debs/$(printf '%s_%s_' "$pkg" "$ver" | sed 's/:/%3a/')"*.deb; do
-			[ -f "$c" ] && f=$c
-		done
+		f=$(deb_file "$debs" "$pkg" "$ver")
 		[ -n "$f" ] || die "no .deb for $pkg=$ver in $debs"
 		# The control file as dpkg keeps it: Status after Package.
 		dpkg-deb -f "$f" | awk '{ print } NR == 1 { print "Status: install ok installed" }' \

@@ -35,6 +35,24 @@ debarch_of() {
 	esac
 }
 
+# deb_file DEBDIR PKG VERSION: the .deb of PKG at VERSION in DEBDIR (apt's
+# file name, an epoch's ':' as %3a), or nothing when there is none.
+# Globbing is on for the lookup whatever the caller's set -f.
+deb_file() {
+	_df_file=$1/$(printf '%s_%s_' "$2" "$3" | sed 's/:/%3a/')
+	_df=
+	case $- in
+	*f*) _df_noglob=1 ;;
+	*) _df_noglob= ;;
+	esac
+	set +f
+	for _df_f in "$_df_file"*.deb; do
+		[ -f "$_df_f" ] && _df=$_df_f
+	done
+	[ -z "$_df_noglob" ] || set -f
+	printf '%s' "$_df"
+}
+
 # Kernel ARCH -> boot image path inside the build directory.
 kernel_image_for() {
 	case "$1" in
