@@ -2,12 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # mkdracut.sh [--arch ARCH] [--without-policy] [--systemd] [--cmdline WORDS]
-#             OUT.img BINARY [CONFDIR]
+#             OUT.img BINARY|PACKAGE.deb [CONFDIR]
 # Build a real dracut initramfs with the host's dracut, holding the
-# 55preempt-policy module as `make -C initrd install` lays it out, the
-# static preempt-policy BINARY, and the policy from CONFDIR
+# 55preempt-policy module and the tool, and the policy from CONFDIR
 # (preempt-policy.conf, preempt-policy.d/) if given. Modules: base,
 # rootfs-block, preempt-policy (and what they pull in: udev-rules, fs-lib).
+# The module and the tool come from
+# - BINARY: the module as `make -C initrd install` lays it out, the
+#   static preempt-policy BINARY;
+# - PACKAGE.deb (make deb's, for ARCH): what the package installs. For
+#   another ARCH it is installed with dpkg into the scratch sysroot
+#   (tests/rig/deb-install.sh: the sysroot's own dpkg database, the
+#   package's maintainer scripts), as on a machine that installs it; for
+#   the host's ARCH, whose dracut packs the host's own files, its
+#   contents are unpacked into the scratch directory (dpkg-deb -x;
+#   nothing is installed on the host).
 #
 # --systemd: the systemd-based initramfs Fedora, RHEL and SUSE boot
 # (dracut's systemd, systemd-initrd and dracut-systemd modules; the hook
@@ -38,7 +47,7 @@
 # module), an empty --confdir, its own --tmpdir and --no-kernel (the test
 # kernels have virtio-blk, ext4 and devtmpfs built in).
 set -eu
-usage="usage: mkdracut.sh [--arch arm64|x86_64] [--without-policy] [--systemd] [--cmdline WORDS] OUT.img BINARY [CONFDIR]"
+usage="usage: mkdracut.sh [--arch arm64|x86_64] [--without-policy] [--systemd] [--cmdline WORDS] OUT.img BINARY|PACKAGE.deb [CONFDIR]"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/initrd
 hostdracut=/usr/lib/dracut
@@ -85,7 +94,14 @@ case $# in
 esac
 out=$1 bin=$2 confdir=${3:-}
 command -v dracut >/dev/null || { echo "mkdracut.sh: dracut is not installed" >&2; exit 1; }
-[ -x "$bin" ] || { echo "mkdracut.sh: no binary $bin" >&2; exit 1; }
+pkg=
+case "$bin" in
+*.deb)
+	pkg=$bin
+	[ -f "$pkg" ] || { echo "mkdracut.sh: no package $pkg" >&2; exit 1; }
+	;;
+*) [ -x "$bin" ] || { echo "mkdracut.sh: no binary $bin" >&2; exit 1; } ;;
+esac
 if [ -n "$confdir" ] && [ ! -d "$confdir" ]; then
 	echo "mkdracut.sh: no policy directory $confdir" >&2
 	exit 1
@@ -95,7 +111,14 @@ case "$bin" in /*) ;; *) bin=$(pwd)/$bin ;; esac
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-make -s -C "$top/initrd" install DESTDIR="$work/inst" PREFIX=/usr >/dev/null
+if [ -z "$pkg" ]; then
+	make -s -C "$top/initrd" install DESTDIR="$work/inst" PREFIX=/usr >/dev/null
+elif [ "$arch" = "$hostarch" ]; then
+	dpkg-deb -x "$pkg" "$work/inst" ||
+		{ echo "mkdracut.sh: cannot unpack $pkg" >&2; exit 1; }
+	bin=$work/inst/usr/sbin/preempt-policy
+	[ -x "$bin" ] || { echo "mkdracut.sh: $pkg has no /usr/sbin/preempt-policy" >&2; exit 1; }
+fi
 module=$work/inst/usr/lib/dracut/modules.d/55preempt-policy
 mkdir -p "$work/conf.d" "$work/tmp"
 
@@ -125,12 +148,28 @@ else
 		cp -a "$cached" "$sysroot"
 	}
 	base=$sysroot/usr/lib/dracut
-	cp -a "$module" "$base/modules.d/"
-	mkdir -p "$sysroot/usr/sbin" "$sysroot/etc/preempt-policy-initrd"
 	# Paths on the target system: the module reads them below the
 	# sysroot, like every path it reads.
 	ppbin=/usr/sbin/preempt-policy
-	cp "$bin" "$sysroot$ppbin"
+	if [ -n "$pkg" ]; then
+		# dpkg replaces files by renaming new ones over them: the
+		# cache's hard-linked files stay as they are.
+		. "$top/tests/rig/lib.sh"
+		"$top/tests/rig/deb-install.sh" "$arch" "$sysroot" \
+			"$(cache_dir)/debs/$arch" "$pkg" >&2 || {
+			echo "mkdracut.sh: installing $pkg into the $arch sysroot failed" >&2
+			exit 1
+		}
+		if [ ! -x "$sysroot$ppbin" ] || [ ! -d "$base/modules.d/55preempt-policy" ]; then
+			echo "mkdracut.sh: $pkg installed no $ppbin or dracut module" >&2
+			exit 1
+		fi
+	else
+		cp -a "$module" "$base/modules.d/"
+		mkdir -p "$sysroot/usr/sbin"
+		cp "$bin" "$sysroot$ppbin"
+	fi
+	mkdir -p "$sysroot/etc/preempt-policy-initrd"
 	ppconf=/etc/preempt-policy-initrd
 	[ -z "$confdir" ] || cp -R "$confdir/." "$sysroot$ppconf/"
 	DRACUT_LDD=$here/cross-ldd.sh

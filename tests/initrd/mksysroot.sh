@@ -48,7 +48,7 @@ SKIP="adduser passwd debconf debconf-2.0 cdebconf dpkg install-info
 	base-files debianutils libpam-* libdebian-installer* libnewt*
 	libslang* libtextwrap* gawk mawk original-awk perl* tar"
 
-cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+cache=$(cache_dir)
 debs=$cache/debs/$arch
 out=$cache/sysroot/$arch
 mkdir -p "$debs" "$cache/sysroot"
@@ -117,7 +117,9 @@ cat >"$root/etc/group" <<'EOF'
 root:x:0:
 nogroup:x:65534:
 EOF
-cp "$work/pkgs" "$root/etc/sysroot.packages"
+# What was unpacked, for a dpkg database (tests/rig/deb-install.sh): not
+# dracut-core, of which only dracut-util is here.
+cp "$work/sysroot.pkgs" "$root/etc/sysroot.packages"
 
 rm -rf "$out.new"
 mkdir -p "$out.new"

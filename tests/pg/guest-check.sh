@@ -6,8 +6,10 @@
 #   - the preemption mode interfaces (sysfs /sys/kernel/preempt/mode, debugfs)
 #   - huge_pages=off with a large shared_buffers: the kernel's huge-page
 #     warning names postgres and its pid, the counter moves
-#   - preempt-policy (when /t/preempt-policy was packed): the shipped policy
-#     keeps lazy; with its opt-in rules in a drop-in it switches to none
+#   - preempt-policy as its Debian package installed it on the root
+#     (dpkg -s, /usr/sbin/preempt-policy, the conffile
+#     /etc/preempt-policy.conf): the shipped policy keeps lazy; with its
+#     opt-in rules in a drop-in it switches to none
 #   - pgbench simple-update and tpcb-like while the mode is switched at
 #     runtime: no failed transaction, balances consistent
 #   - clean shutdown, restart, balances unchanged
@@ -94,59 +96,66 @@ r=0
 t_ok $r "$WARN_EVENT in /proc/vmstat moved by 1 for the cluster's segment ($c0 -> $c1)"
 
 # --- the policy ------------------------------------------------------------------
-if [ -x ./preempt-policy ]; then
-	mkdir -p /etc/preempt-policy.d
-	# The shipped policy plus where this cluster lives (not under
-	# /etc/postgresql here).
-	{ cat ./preempt-policy.conf; echo "pgdata = $PGDATA"; } >/etc/preempt-policy.conf
-	before=$(cat "$SYSFS_MODE" 2>&1)
-	out=$(./preempt-policy decide 2>&1)
-	rc=$?
-	r=0
-	# The kernel warned and shared_buffers is in 4 KiB pages, but the
-	# shipped policy has no rule: the mode stays.
-	[ $rc = 0 ] && printf '%s\n' "$out" |
-		grep -q '^mode=keep (lazy) reason="no rule matched; default (/etc/preempt-policy.conf:[0-9]*)' || r=1
-	t_ok $r "preempt-policy decide keeps lazy with the shipped policy after the kernel's warning (exit $rc)" "$out"
-	t_diag "$out"
-	out=$(./preempt-policy apply 2>&1)
-	rc=$?
-	r=0
-	[ $rc = 0 ] && [ "$before" = "$(cat "$SYSFS_MODE" 2>&1)" ] &&
-		grep -qF '[lazy]' "$SYSFS_MODE" || r=1
-	t_ok $r "preempt-policy apply without the opt-in keeps lazy (exit $rc, before: $before, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
-	# Opt in as the shipped file says: its commented rules, uncommented,
-	# in a drop-in.
-	sed -n 's/^#\(rule \)/\1/p' ./preempt-policy.conf >/etc/preempt-policy.d/50-postgresql.conf
-	out=$(./preempt-policy decide 2>&1)
-	rc=$?
-	r=0
-	# shared_buffers is below the 1GiB rule; the kernel warned (counter
-	# > 0), so the warning rule picks none.
-	[ $rc = 0 ] && printf '%s\n' "$out" |
-		grep -q '^mode=none reason="rule shm-hugepage-warnings (/etc/preempt-policy.d/50-postgresql.conf:2)' || r=1
-	t_ok $r "preempt-policy decide with the opt-in drop-in picks none after the kernel's warning (exit $rc)" "$out"
-	t_diag "$out"
-	out=$(./preempt-policy apply 2>&1)
-	rc=$?
-	r=0
-	[ $rc = 0 ] && grep -qF '[none]' "$SYSFS_MODE" || r=1
-	t_ok $r "preempt-policy apply switches to none through the opt-in drop-in (exit $rc, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
-	t_diag "$out"
-	out=$(./preempt-policy --json decide 2>&1)
-	rc=$?
-	r=0
-	[ $rc = 0 ] && printf '%s' "$out" | grep -q '"mode"' || r=1
-	t_ok $r "preempt-policy --json decide names a mode" "$out"
-else
-	for c in "decide keeps lazy with the shipped policy" \
-		"apply without the opt-in keeps lazy" \
-		"decide with the opt-in drop-in picks none" \
-		"apply switches to none through the opt-in drop-in" \
-		"--json decide names a mode"; do
-		t_skip "preempt-policy $c" "no static $(uname -m) build packed"
-	done
-fi
+# The root has the package installed by dpkg (tests/pg/mkrootfs.sh ARCH
+# DEB): what its file list and maintainer scripts left is what runs here.
+PP=/usr/sbin/preempt-policy
+# dpkg's database as the package's status and version (the root has no
+# dpkg-query).
+# shellcheck disable=SC2016 # awk's fields
+out=$(awk '/^Package: / { p = ($2 == "preempt-policy") }
+	p && /^(Status|Version): / { sub(/^[A-Za-z]*: /, ""); printf "%s ", $0 }' \
+	/var/lib/dpkg/status 2>&1)
+r=0
+printf '%s' "$out" | grep -q '^install ok installed' && [ -x "$PP" ] &&
+	[ -f /etc/preempt-policy.conf ] &&
+	grep -qx '/etc/preempt-policy.conf' /var/lib/dpkg/info/preempt-policy.conffiles 2>/dev/null ||
+	r=1
+t_ok $r "preempt-policy package installed on the root: $PP, conffile /etc/preempt-policy.conf ($out)" \
+	"$(ls -l "$PP" /etc/preempt-policy.conf /var/lib/dpkg/info/preempt-policy.* 2>&1)"
+mkdir -p /etc/preempt-policy.d
+# The package's policy plus where this cluster lives (not under
+# /etc/postgresql here), as an admin edits the conffile.
+cp /etc/preempt-policy.conf /tmp/preempt-policy.conf.dpkg
+echo "pgdata = $PGDATA" >>/etc/preempt-policy.conf
+before=$(cat "$SYSFS_MODE" 2>&1)
+out=$($PP decide 2>&1)
+rc=$?
+r=0
+# The kernel warned and shared_buffers is in 4 KiB pages, but the
+# shipped policy has no rule: the mode stays.
+[ $rc = 0 ] && printf '%s\n' "$out" |
+	grep -q '^mode=keep (lazy) reason="no rule matched; default (/etc/preempt-policy.conf:[0-9]*)' || r=1
+t_ok $r "preempt-policy decide keeps lazy with the shipped policy after the kernel's warning (exit $rc)" "$out"
+t_diag "$out"
+out=$($PP apply 2>&1)
+rc=$?
+r=0
+[ $rc = 0 ] && [ "$before" = "$(cat "$SYSFS_MODE" 2>&1)" ] &&
+	grep -qF '[lazy]' "$SYSFS_MODE" || r=1
+t_ok $r "preempt-policy apply without the opt-in keeps lazy (exit $rc, before: $before, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
+# Opt in as the shipped file says: its commented rules, uncommented,
+# in a drop-in.
+sed -n 's/^#\(rule \)/\1/p' /tmp/preempt-policy.conf.dpkg >/etc/preempt-policy.d/50-postgresql.conf
+out=$($PP decide 2>&1)
+rc=$?
+r=0
+# shared_buffers is below the 1GiB rule; the kernel warned (counter
+# > 0), so the warning rule picks none.
+[ $rc = 0 ] && printf '%s\n' "$out" |
+	grep -q '^mode=none reason="rule shm-hugepage-warnings (/etc/preempt-policy.d/50-postgresql.conf:2)' || r=1
+t_ok $r "preempt-policy decide with the opt-in drop-in picks none after the kernel's warning (exit $rc)" "$out"
+t_diag "$out"
+out=$($PP apply 2>&1)
+rc=$?
+r=0
+[ $rc = 0 ] && grep -qF '[none]' "$SYSFS_MODE" || r=1
+t_ok $r "preempt-policy apply switches to none through the opt-in drop-in (exit $rc, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
+t_diag "$out"
+out=$($PP --json decide 2>&1)
+rc=$?
+r=0
+[ $rc = 0 ] && printf '%s' "$out" | grep -q '"mode"' || r=1
+t_ok $r "preempt-policy --json decide names a mode" "$out"
 
 # --- pgbench under runtime mode switches ---------------------------------------------
 progress "pgbench -i -s 5"

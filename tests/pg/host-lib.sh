@@ -61,32 +61,34 @@ pkg_deb() {
 	printf '%s\n' "$pd_deb"
 }
 
-# run_dracut_image ARCH POLICY OUT LOG: the dracut initramfs that boots the
+# run_dracut_image ARCH DEB OUT LOG: the dracut initramfs that boots the
 # PostgreSQL root image of tests/run/mkpgroot.sh (modules base,
-# rootfs-block and 55preempt-policy with the static tool POLICY; for a
-# foreign ARCH dracut --sysroot on an ARCH Debian sysroot). dracut takes a
-# while (about 20 s, 45 s for arm64): OUT is reused while the module, the
-# tool, the build scripts, dracut and the sysroot are the same (key in
-# OUT.key). No policy is packed: the root has its own. dracut's output goes
-# to LOG, whose tail reaches stderr when the build fails.
+# rootfs-block and 55preempt-policy, module and tool from the package DEB,
+# pkg_deb's; for a foreign ARCH dracut --sysroot on an ARCH Debian sysroot
+# into which DEB is installed). dracut takes a while (about 20 s, 45 s for
+# arm64): OUT is reused while the package, the build scripts, dracut and
+# the sysroot are the same (key in OUT.key). No policy is packed: the root
+# has its own. dracut's output goes to LOG, whose tail reaches stderr when
+# the build fails.
 run_dracut_image() {
-	rd_arch=$1 rd_policy=$2 rd_out=$3 rd_log=$4
+	rd_arch=$1 rd_deb=$2 rd_out=$3 rd_log=$4
 	rd_sysroot_key=
 	if [ "$rd_arch" != "$(uname -m | sed 's/aarch64/arm64/')" ]; then
 		rd_sysroot=$(tests/initrd/mksysroot.sh "$rd_arch") || return 1
 		rd_sysroot_key=$(cat "${rd_sysroot%/*}/key")
 	fi
 	rd_key=$( {
-		find initrd tests/initrd/mkdracut.sh tests/initrd/mksysroot.sh \
-			tests/initrd/cross-ldd.sh -type f | LC_ALL=C sort | xargs cat
-		cat "$rd_policy"
+		find tests/initrd/mkdracut.sh tests/initrd/mksysroot.sh \
+			tests/initrd/cross-ldd.sh tests/rig/deb-install.sh -type f |
+			LC_ALL=C sort | xargs cat
+		cat "$rd_deb"
 		dracut --version 2>/dev/null
 		echo "$rd_sysroot_key"
 	} | sha256sum | cut -c1-16)
 	if [ -f "$rd_out" ] && [ "$(cat "$rd_out.key" 2>/dev/null)" = "$rd_key" ]; then
 		return 0
 	fi
-	if ! tests/initrd/mkdracut.sh --arch "$rd_arch" "$rd_out" "$rd_policy" \
+	if ! tests/initrd/mkdracut.sh --arch "$rd_arch" "$rd_out" "$rd_deb" \
 		>"$rd_log" 2>&1; then
 		tail -n 30 "$rd_log" >&2
 		return 1

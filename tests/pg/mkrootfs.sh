@@ -1,11 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkrootfs.sh [--list] ARCH
+# mkrootfs.sh [--list] ARCH [PACKAGE.deb]
 # Build (or reuse) a guest root file system with PostgreSQL 15 and pgbench
 # from Debian 12 (bookworm) packages for ARCH (arm64, x86_64), as an
 # uncompressed newc cpio to append to the rig's initramfs
 # (tests/rig/guest-run.sh --extra-initrd), and print its path.
+#
+# PACKAGE.deb (make deb's preempt-policy package for ARCH): the same root
+# with the package installed by dpkg into the root's own dpkg database
+# (tests/rig/deb-install.sh: its file list and maintainer scripts), in
+# its own cache directory ($PREEMPT_CACHE/rootfs/ARCH-pkg, keyed by the
+# root's key, the package and deb-install.sh).
 #
 # The package set is the Depends/Pre-Depends closure of ROOTS, resolved with
 # apt-cache from the private apt state of tests/rig/fetch-debs.sh (so both
@@ -29,8 +35,9 @@ if [ "${1:-}" = --list ]; then
 	list_only=1
 	shift
 fi
-[ $# -eq 1 ] || die "usage: mkrootfs.sh [--list] ARCH"
-arch=$1
+[ $# -eq 1 ] || [ $# -eq 2 ] || die "usage: mkrootfs.sh [--list] ARCH [PACKAGE.deb]"
+arch=$1 pkg=${2:-}
+[ -z "$pkg" ] || [ -f "$pkg" ] || die "no package '$pkg'"
 case "$arch" in
 arm64) triplet=aarch64-linux-gnu ;;
 x86_64) triplet=x86_64-linux-gnu ;;
@@ -47,7 +54,7 @@ SKIP="perl perl-base perl-modules-* libperl* postgresql-common
 # The programs the guests run; their NEEDED closure must be complete.
 PROGS="postgres initdb pg_ctl psql pgbench pg_controldata"
 
-cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+cache=$(cache_dir)
 debs=$cache/debs/$arch
 out=$cache/rootfs/$arch
 mkdir -p "$debs" "$out"
@@ -68,9 +75,44 @@ if [ -n "$list_only" ]; then
 	exit 0
 fi
 
+# pack DIR CPIO: DIR as a newc cpio, owned by root.
+pack() {
+	(cd "$1" && find . | LC_ALL=C sort |
+		cpio --quiet -o -H newc -R 0:0) >"$2.tmp"
+	mv "$2.tmp" "$2"
+}
+
+# with_package: print the root's cpio, or with PACKAGE.deb the root with
+# the package installed (built when missing or stale).
+with_package() {
+	if [ -z "$pkg" ]; then
+		printf '%s\n' "$out/rootfs.cpio"
+		return 0
+	fi
+	pout=$cache/rootfs/$arch-pkg
+	pkey=$( { cat "$out/key" "$pkg" "$top/tests/rig/deb-install.sh"; } |
+		sha256sum | cut -c1-16)
+	if [ ! -f "$pout/rootfs.cpio" ] || [ "$(cat "$pout/key" 2>/dev/null)" != "$pkey" ]; then
+		note "installing $(basename "$pkg") into the $arch PostgreSQL root fs"
+		mkdir -p "$pout" "$work/proot"
+		(cd "$work/proot" && cpio --quiet -idm --no-absolute-filenames) \
+			<"$out/rootfs.cpio" || die "unpacking $out/rootfs.cpio failed"
+		"$top/tests/rig/deb-install.sh" "$arch" "$work/proot" "$debs" "$pkg" \
+			2>"$work/dpkg.out" || {
+			cat "$work/dpkg.out" >&2
+			die "installing $pkg into the root failed"
+		}
+		[ -x "$work/proot/usr/sbin/preempt-policy" ] ||
+			die "$pkg did not install /usr/sbin/preempt-policy"
+		pack "$work/proot" "$pout/rootfs.cpio"
+		echo "$pkey" >"$pout/key"
+	fi
+	printf '%s\n' "$pout/rootfs.cpio"
+}
+
 key=$( { cat "$work/pkgs" "$0" "$top/tests/rig/deb-closure.sh"; } | sha256sum | cut -c1-16)
 if [ -f "$out/rootfs.cpio" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
-	printf '%s\n' "$out/rootfs.cpio"
+	with_package
 	exit 0
 fi
 note "building the $arch PostgreSQL root fs ($(wc -l <"$work/pkgs") packages)"
@@ -147,10 +189,8 @@ for p in $PROGS pg_isready; do
 done
 cp "$work/pkgs" "$root/etc/pg-rootfs.packages"
 
-(cd "$root" && find . | LC_ALL=C sort |
-	cpio --quiet -o -H newc -R 0:0) >"$out/rootfs.cpio.tmp"
-mv "$out/rootfs.cpio.tmp" "$out/rootfs.cpio"
+pack "$root" "$out/rootfs.cpio"
 cp "$work/pkgs" "$out/packages"
 echo "$key" >"$out/key"
 note "$(du -m "$out/rootfs.cpio" | cut -f1) MB, $(wc -l <"$work/pkgs") packages"
-printf '%s\n' "$out/rootfs.cpio"
+with_package

@@ -6,8 +6,10 @@
 # installs it on a machine, so that a guest booting ROOT runs what the
 # package ships, laid out by its file list and maintainer scripts:
 # - ROOT gets its own dpkg database (ROOT/var/lib/dpkg) unless it has one:
-#   every package of ROOT/etc/pg-rootfs.packages (the list
-#   tests/pg/mkrootfs.sh unpacked), "install ok installed", with its
+#   every package of the package=version list its builder unpacked
+#   (ROOT/etc/pg-rootfs.packages: tests/pg/mkrootfs.sh's PostgreSQL root;
+#   ROOT/etc/sysroot.packages: tests/initrd/mksysroot.sh's dracut
+#   sysroot), "install ok installed", with its
 #   control fields and file list from its .deb in DEBDIR; ARCH's Debian
 #   architecture is a foreign one there when it is not this machine's;
 # - dpkg --root ROOT --force-script-chrootless runs the maintainer scripts
@@ -33,8 +35,11 @@ got=$(dpkg-deb -f "$deb" Architecture) || die "'$deb' is not a Debian package"
 
 db=$root/var/lib/dpkg
 if [ ! -f "$db/status" ]; then
-	list=$root/etc/pg-rootfs.packages
-	[ -f "$list" ] || die "no dpkg database and no $list in $root"
+	list=
+	for l in pg-rootfs.packages sysroot.packages; do
+		[ ! -f "$root/etc/$l" ] || list=$root/etc/$l
+	done
+	[ -n "$list" ] || die "no dpkg database and no package list (etc/pg-rootfs.packages, etc/sysroot.packages) in $root"
 	mkdir -p "$db/info" "$db/updates" "$db/triggers"
 	[ "$debarch" = "$(dpkg --print-architecture)" ] || echo "$debarch" >"$db/arch"
 	: >"$db/status.new"

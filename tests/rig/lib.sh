@@ -11,6 +11,13 @@ note() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
 }
 
+# cache_dir: the cache of trees, kernels, Debian packages and guest roots:
+# $PREEMPT_CACHE, else $XDG_CACHE_HOME/preempt-modes, else
+# ~/.cache/preempt-modes.
+cache_dir() {
+	printf '%s\n' "${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}"
+}
+
 # Kernel ARCH -> prefix of the cross toolchain (empty: native).
 cross_compile_for() {
 	case "$1" in

@@ -13,11 +13,13 @@
 # simple-update TPS with more clients than vCPUs, and the same with
 # hugetlb pages and huge_pages=on.
 #
-# Builds what is missing: the kernel (make -s kernel-ARCH-patched), a static
-# preempt-policy, the PostgreSQL root (tests/pg/mkrootfs.sh, made an ext4
-# image with tests/run/mkpgroot.sh), the initramfs (tests/initrd/mkdracut.sh:
-# the host's dracut; for arm64 with --sysroot, an arm64 Debian sysroot and
-# a cross ldd). Each is cached and rebuilt when its inputs change.
+# Builds what is missing: the kernel (make -s kernel-ARCH-patched), the
+# preempt-policy Debian package (make deb's), the PostgreSQL root
+# (tests/pg/mkrootfs.sh, made an ext4 image with the package installed by
+# tests/run/mkpgroot.sh), the initramfs (tests/initrd/mkdracut.sh: the
+# host's dracut with the package's module and tool; for arm64 with
+# --sysroot, an arm64 Debian sysroot with the package installed, and a
+# cross ldd). Each is cached and rebuilt when its inputs change.
 #
 # Environment:
 #   RUN_BOOT       dracut (default): the dracut initramfs, root=/dev/vda on
@@ -85,18 +87,6 @@ if [ ! -f "$kernel" ]; then
 fi
 step "PostgreSQL root fs for $arch (first build downloads ~50 Debian packages)"
 rootfs=$(tests/pg/mkrootfs.sh "$arch") || fail "tests/pg/mkrootfs.sh $arch failed"
-rc=0
-policy=$(tests/pg/build-policy.sh "$arch" "$BUILD/pg") || rc=$?
-case $rc in
-0) ;;
-3)
-	[ "$boot" = rig ] || fail "policy/Makefile has no static target: the initramfs needs a static preempt-policy"
-	step "policy/Makefile has no static target: running without preempt-policy"
-	policy=
-	;;
-*) fail "static preempt-policy build failed" ;;
-esac
-
 tdir=$work/t
 disk=
 if [ "$boot" = dracut ]; then
@@ -111,11 +101,23 @@ if [ "$boot" = dracut ]; then
 		fail "copying $img to $disk failed"
 
 	initrd=$work/dracut.img
-	step "dracut initramfs for $arch: base rootfs-block preempt-policy (host dracut; arm64: --sysroot, Debian 12 packages; cached)"
-	run_dracut_image "$arch" "$policy" "$initrd" "$work/dracut.log" ||
+	step "dracut initramfs for $arch: base rootfs-block preempt-policy from $(basename "$deb") (host dracut; arm64: --sysroot, Debian 12 packages; cached)"
+	run_dracut_image "$arch" "$deb" "$initrd" "$work/dracut.log" ||
 		fail "the dracut initramfs build failed (log: $work/dracut.log)"
 	append="root=/dev/vda rw rootfstype=ext4 rd.skipfsck"
 else
+	# The busybox initramfs has no C library for the package's tool: a
+	# static build of it.
+	rc=0
+	policy=$(tests/pg/build-policy.sh "$arch" "$BUILD/pg") || rc=$?
+	case $rc in
+	0) ;;
+	3)
+		step "policy/Makefile has no static target: running without preempt-policy"
+		policy=
+		;;
+	*) fail "static preempt-policy build failed" ;;
+	esac
 	rm -rf "$tdir"
 	mkdir -p "$tdir"
 	cp tests/run/guest-main.sh "$tdir/run"

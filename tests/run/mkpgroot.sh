@@ -11,7 +11,7 @@
 #   created by initdb in the guest),
 # - preempt-policy from its Debian package DEB (make deb's, for ARCH),
 #   installed with dpkg into the root's own dpkg database
-#   (tests/rig/deb-install.sh): the tool in /usr/sbin, the package's
+#   (tests/pg/mkrootfs.sh ARCH DEB): the tool in /usr/sbin, the package's
 #   default /etc/preempt-policy.conf, which keeps the kernel's mode like
 #   the built-in policy (the guest script opts in later, to show both),
 #   the units and the drop-in for Debian's postgresql@.service in
@@ -23,8 +23,8 @@
 # Prints the image's path. The guest writes to its root, so boot a copy.
 #
 # Cached in $PREEMPT_CACHE/pgroot/ARCH, keyed by every input (the root
-# fs's own key, busybox, the scripts, BINARY, SB_MB and this script):
-# rebuilt only when one of them changes.
+# fs's own key, which covers the package; busybox, the scripts, SB_MB and
+# this script): rebuilt only when one of them changes.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/rig/lib.sh"
@@ -40,12 +40,12 @@ case "$sb" in
 '' | *[!0-9]*) die "shared_buffers '$sb' is not a number of MB" ;;
 esac
 
-cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+cache=$(cache_dir)
 out=$cache/pgroot/$arch
 debs=$cache/debs/$arch
 mkdir -p "$out"
 here=$top/tests/run
-pgrootfs=$("$top/tests/pg/mkrootfs.sh" "$arch") || die "tests/pg/mkrootfs.sh $arch failed"
+pgrootfs=$("$top/tests/pg/mkrootfs.sh" "$arch" "$deb") || die "tests/pg/mkrootfs.sh $arch $deb failed"
 # mkrootfs.sh fetched busybox-static.
 bb=
 for f in "$debs"/busybox-static_*.deb; do
@@ -55,8 +55,7 @@ done
 
 key=$( {
 	cat "${pgrootfs%/*}/key" "$0" "$here/root-init" "$here/guest-main.sh" \
-		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh" \
-		"$top/tests/rig/deb-install.sh" "$deb"
+		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh"
 	echo "$bb $sb"
 } | sha256sum | cut -c1-16)
 if [ -f "$out/root.img" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
@@ -84,11 +83,6 @@ cp "$here/guest-main.sh" "$t/run"
 cp "$here/guest-loop.sh" "$t/loop"
 cp "$top/tests/pg/guest-lib.sh" "$t/"
 chmod 0755 "$t/run" "$t/loop"
-"$top/tests/rig/deb-install.sh" "$arch" "$root" "$debs" "$deb" 2>"$stage/dpkg.out" || {
-	cat "$stage/dpkg.out" >&2
-	die "installing $deb into the root failed"
-}
-[ -x "$root/usr/sbin/preempt-policy" ] || die "$deb did not install /usr/sbin/preempt-policy"
 
 # The cluster as Debian's pg_createcluster lays it out: configuration in
 # /etc, data in /var/lib. initdb's pg_hba.conf (-A trust) stays in the data

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # PostgreSQL 15 in an arm64 guest on the patched kernel: the huge-page
-# warning for its shared_buffers, preempt-policy (the shipped policy keeps
+# warning for its shared_buffers, preempt-policy from its Debian package
+# installed with dpkg into the guest's root (the shipped policy keeps
 # lazy; apply switches to none once a drop-in opts in), pgbench while the
 # preemption mode is switched at runtime, consistent balances across a clean
 # restart, and huge_pages=on without a warning. The guest prints the TAP
@@ -13,6 +14,7 @@
 # image directly.
 . tests/lib/common.sh
 . tests/lib/vm.sh
+. tests/pg/host-lib.sh
 
 arch=${PG_ARCH:-arm64}
 variant=${PG_VARIANT:-$(check_variant "$arch")}
@@ -26,29 +28,19 @@ if [ ! -f "$kernel" ]; then
 	not_ok "postgres guest on $arch $variant (no kernel image $kernel; make kernel-$arch-$variant)"
 	exit 0
 fi
-if ! rootfs=$(tests/pg/mkrootfs.sh "$arch" 2>"$work/mkrootfs.err"); then
-	not_ok "PostgreSQL root fs for $arch (tests/pg/mkrootfs.sh)"
+if ! deb=$(pkg_deb "$arch" 2>"$work/mkrootfs.err") ||
+	! rootfs=$(tests/pg/mkrootfs.sh "$arch" "$deb" 2>>"$work/mkrootfs.err"); then
+	not_ok "PostgreSQL root fs for $arch with the preempt-policy package installed (pkg_deb, tests/pg/mkrootfs.sh)"
 	diag "$(tail -n 20 "$work/mkrootfs.err")"
 	exit 0
 fi
-diag "PostgreSQL root fs for $arch ($(du -m "$rootfs" | cut -f1) MB)"
+diag "PostgreSQL root fs for $arch with $(basename "$deb") installed ($(du -m "$rootfs" | cut -f1) MB)"
 
 rm -rf "$tdir"
 mkdir -p "$tdir"
 cp tests/pg/guest-check.sh "$tdir/run"
 cp tests/pg/guest-lib.sh "$tdir/"
 chmod 0755 "$tdir/run"
-rc=0
-policy=$(tests/pg/build-policy.sh "$arch" "$work" 2>"$work/policy.err") || rc=$?
-case $rc in
-0) cp "$policy" "$tdir/preempt-policy"
-	cp policy/preempt-policy.conf "$tdir/preempt-policy.conf" ;;
-3) diag "policy/Makefile has no static target: the guest skips preempt-policy" ;;
-*)
-	not_ok "static preempt-policy for $arch"
-	diag "$(tail -n 20 "$work/policy.err")"
-	;;
-esac
 
 start=$(date +%s)
 rc=0

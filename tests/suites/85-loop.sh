@@ -90,16 +90,15 @@ loop_arch() {
 		not_ok "$arch loop: no kernel image $kernel (make kernel-$arch-$variant)"
 		return
 	fi
-	if ! policy=$(tests/pg/build-policy.sh "$arch" "$BUILD/pg" 2>"$work/setup.err") ||
-		! deb=$(pkg_deb "$arch" 2>>"$work/setup.err") ||
+	if ! deb=$(pkg_deb "$arch" 2>"$work/setup.err") ||
 		! img=$(tests/run/mkpgroot.sh "$arch" "$deb" "$SB" 2>>"$work/setup.err"); then
-		not_ok "$arch loop: the static preempt-policy, the package and the PostgreSQL root image with it installed"
+		not_ok "$arch loop: the preempt-policy package and the PostgreSQL root image with it installed"
 		diag "$(tail -n 20 "$work/setup.err")"
 		return
 	fi
 	initrd=$BUILD/run/$arch/dracut.img
 	mkdir -p "${initrd%/*}"
-	if ! run_dracut_image "$arch" "$policy" "$initrd" "$work/dracut.log" 2>>"$work/setup.err"; then
+	if ! run_dracut_image "$arch" "$deb" "$initrd" "$work/dracut.log" 2>>"$work/setup.err"; then
 		not_ok "$arch loop: the dracut initramfs (log $work/dracut.log)"
 		diag "$(tail -n 20 "$work/setup.err")"
 		return
