@@ -29,7 +29,7 @@ PATCHED_TREE := $(CACHE)/trees/patched
 SEED_TREE := $(CACHE)/trees/seed
 OBJ := $(CACHE)/obj
 
-.PHONY: all deps deb tree patched-tree seed-tree kernels kernel run check bench \
+.PHONY: all deps deb deb-debian13 tree patched-tree seed-tree kernels kernel run check bench \
 	check-apply check-patches check-drift check-prefixes check-debug install uninstall \
 	clean distclean policy
 
@@ -180,6 +180,13 @@ DEB_ARCHES ?= $(sort $(shell dpkg --print-architecture 2>/dev/null) arm64)
 deb: deps
 	@$(RIG)/build-deb.sh $(BUILD)/deb $(DEB_ARCHES)
 	@ls $(BUILD)/deb/*.deb
+
+# The package on Debian 13 (trixie), in a debootstrap chroot (as root):
+# built there from make deb's source package, lintian, apt-get install of
+# the Debian 12 and the Debian 13 build, remove, purge. Prints TAP; not
+# part of check (a cold chroot is a few minutes of downloads).
+deb-debian13: deb
+	@$(RIG)/deb-debian13.sh $(BUILD)/deb
 
 # Build output of this checkout only. The cache ($(CACHE): kernel trees,
 # objects, guest file systems, ccache-warm builds) is never deleted here.

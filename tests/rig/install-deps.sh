@@ -18,6 +18,7 @@ packages="
 	libcmocka-dev clang clang-tidy cppcheck libclang-rt-14-dev
 	shellcheck gnuplot-nox python3 file
 	debhelper dpkg-dev lintian crossbuild-essential-arm64 libc6-dev:arm64
+	debootstrap
 "
 # The arm64 build of the Debian package (make deb) links against
 # libc6-dev:arm64: arm64 must be a foreign architecture of dpkg's. The
