@@ -302,6 +302,49 @@ static void test_smaps_scan(void **state)
 	assert_false(s.smaps_read);
 }
 
+/* smaps text of @len bytes, which may hold NUL bytes. */
+static int scan_bytes(const char *text, size_t len, unsigned long long start,
+		      struct live_shm *s)
+{
+	FILE *in = fmemopen((void *)text, len, "r");
+	int err;
+
+	assert_non_null(in);
+	memset(s, 0, sizeof(*s));
+	s->start = start;
+	err = smaps_scan(in, s);
+	fclose(in);
+	return err;
+}
+
+/*
+ * Any process can put a NUL byte in the name of a mapping (or a memfd):
+ * it cuts that line short, and the line after it is still read.
+ */
+static void test_smaps_nul_line(void **state)
+{
+	static const char ht[] =
+		"1000-3000 rw-s 00000000 00:0f 7 /memfd:ab (deleted)\n"
+		"Name:           a\0b\n"
+		"VmFlags: rd wr sh mr mw me ms sd ht\n";
+	static const char next[] =
+		"1000-3000 rw-s 00000000 00:0f 7 /memfd:a\0b (deleted)\n"
+		"5000-6000 rw-s 00000000 00:01 3 /dev/zero (deleted)\n"
+		"Rss:                  12 kB\n"
+		"VmFlags: rd wr sh mr mw me ms sd ht\n";
+	struct live_shm s;
+
+	assert_int_equal(scan_bytes(ht, sizeof(ht) - 1, 0x1000, &s), 0);
+	assert_int_equal(s.backing, PG_BACKING_HUGETLB);
+	/* The next block's header ends this block; its lines are not ours. */
+	assert_int_equal(scan_bytes(next, sizeof(next) - 1, 0x1000, &s), 0);
+	assert_int_equal(s.backing, PG_BACKING_4K);
+	assert_int_equal(s.rss, 0);
+	assert_int_equal(scan_bytes(next, sizeof(next) - 1, 0x5000, &s), 0);
+	assert_int_equal(s.backing, PG_BACKING_HUGETLB);
+	assert_int_equal(s.rss, 12 * 1024);
+}
+
 static void test_buddyinfo(void **state)
 {
 	static const char text[] =
@@ -318,12 +361,37 @@ static void test_buddyinfo(void **state)
 	assert_int_equal(buddyinfo_free_blocks("", 0, 0), 0);
 }
 
+/*
+ * A count past 64 bits does not wrap around to a small number: the file
+ * is malformed and gives no count at all (-1, unknown), for every order.
+ */
+static void test_buddyinfo_overflow(void **state)
+{
+	static const char wraps[] =
+		"Node 0, zone   Normal      1      1\n"
+		"Node 0, zone  Movable 18446744073709551617 1\n";
+	static const char huge[] =
+		"Node 0, zone   Normal 123456789012345678901234567890 1\n";
+	static const char max[] =
+		"Node 0, zone   Normal 18446744073709551615 1\n";
+	unsigned int k;
+
+	for (k = 0; k < BUDDY_ORDERS; k++) {
+		assert_int_equal(buddyinfo_free_blocks(wraps, sizeof(wraps) - 1, k), -1);
+		assert_int_equal(buddyinfo_free_blocks(huge, sizeof(huge) - 1, k), -1);
+	}
+	/* 2^64 - 1 fits: a count of 2^40 or more is skipped, as before. */
+	assert_int_equal(buddyinfo_free_blocks(max, sizeof(max) - 1, 0), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_maps_line),
 		cmocka_unit_test(test_smaps_scan),
+		cmocka_unit_test(test_smaps_nul_line),
 		cmocka_unit_test(test_buddyinfo),
+		cmocka_unit_test(test_buddyinfo_overflow),
 		cmocka_unit_test_setup_teardown(test_postmasters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold, setup, teardown),
