@@ -315,8 +315,18 @@ static void test_state_nul(void **state)
 
 	assert_false(state_parse(&st, lead, sizeof(lead) - 1));
 	assert_true(st.bad);
+	assert_int_equal(st.bad_line, 2);
+	assert_string_equal(st.bad_key, "cluster=");
+	assert_int_equal(st.nclusters, 0);
 	assert_false(state_parse(&st, mid, sizeof(mid) - 1));
 	assert_true(st.bad);
+	assert_int_equal(st.bad_line, 3);
+	assert_string_equal(st.bad_key, "cluster=");
+	assert_int_equal(st.nclusters, 1);
+	/* A well-formed file names no line. */
+	assert_true(state_parse(&st, "mode=none\ncluster=1/a\n", 22));
+	assert_int_equal(st.bad_line, 0);
+	assert_null(st.bad_key);
 
 	make_temp_dir(tmp, sizeof(tmp));
 	write_file_at(tmp, "var/lib/preempt-policy/.keep", "");

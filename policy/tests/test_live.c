@@ -352,13 +352,14 @@ static void test_buddyinfo(void **state)
 		"Node 0, zone   Normal      5      0      0      0      0      0      0      0      0      2      1\n";
 
 	/* DMA left out; order 9 (2 MiB on 4 KiB pages): 2 + 2*1 blocks. */
-	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 9), 4);
-	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 10), 1);
-	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 0),
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 9, NULL), 4);
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 10, NULL), 1);
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 0, NULL),
 			 5 + 2 * 512 + 1024);
-	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 11), 0);
-	assert_int_equal(buddyinfo_free_blocks("Node 0, zone Normal 99999999999999 1", 36, 0), 2);
-	assert_int_equal(buddyinfo_free_blocks("", 0, 0), 0);
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 11, NULL), 0);
+	assert_int_equal(buddyinfo_free_blocks("Node 0, zone Normal 99999999999999 1",
+					       36, 0, NULL), 2);
+	assert_int_equal(buddyinfo_free_blocks("", 0, 0, NULL), 0);
 }
 
 /*
@@ -374,14 +375,28 @@ static void test_buddyinfo_overflow(void **state)
 		"Node 0, zone   Normal 123456789012345678901234567890 1\n";
 	static const char max[] =
 		"Node 0, zone   Normal 18446744073709551615 1\n";
-	unsigned int k;
+	static const char dma[] =
+		"Node 0, zone   Normal 1\n"
+		"Node 0, zone      DMA 1 1 99999999999999999999\n";
+	unsigned int k, line;
 
 	for (k = 0; k < BUDDY_ORDERS; k++) {
-		assert_int_equal(buddyinfo_free_blocks(wraps, sizeof(wraps) - 1, k), -1);
-		assert_int_equal(buddyinfo_free_blocks(huge, sizeof(huge) - 1, k), -1);
+		line = 0;
+		assert_int_equal(buddyinfo_free_blocks(wraps, sizeof(wraps) - 1, k, &line), -1);
+		assert_int_equal(line, 2);
+		assert_int_equal(buddyinfo_free_blocks(huge, sizeof(huge) - 1, k, &line), -1);
+		assert_int_equal(line, 1);
+		/* ZONE_DMA's counts are not added up, but checked. */
+		assert_int_equal(buddyinfo_free_blocks(dma, sizeof(dma) - 1, k, &line), -1);
+		assert_int_equal(line, 2);
+		assert_int_equal(buddyinfo_free_blocks(wraps, sizeof(wraps) - 1, k, NULL), -1);
 	}
 	/* 2^64 - 1 fits: a count of 2^40 or more is skipped, as before. */
-	assert_int_equal(buddyinfo_free_blocks(max, sizeof(max) - 1, 0), 2);
+	line = 7;
+	assert_int_equal(buddyinfo_free_blocks(max, sizeof(max) - 1, 0, &line), 2);
+	assert_int_equal(line, 0);
+	/* Past the buddy lists nothing is read. */
+	assert_int_equal(buddyinfo_free_blocks(wraps, sizeof(wraps) - 1, BUDDY_ORDERS, &line), 0);
 }
 
 int main(void)
