@@ -27,7 +27,8 @@ struct span {
 /*
  * The block of the mapping at @start as smaps_scan() delimits it: from
  * the first header line whose address is @start to the next header line.
- * Only for text without NUL bytes (a NUL cuts a line short).
+ * A NUL byte cuts a line short (strtoull() stops there too), but only a
+ * newline ends it: the line after one is read as any other.
  */
 static struct span find_block(const char *text, size_t size,
 			      unsigned long long start)
@@ -107,13 +108,7 @@ static void scan(char *text, size_t size, unsigned long long start)
 	if (s.backing != PG_BACKING_4K && s.backing != PG_BACKING_HUGETLB &&
 	    s.backing != PG_BACKING_THP)
 		abort();
-	if (memchr(text, '\0', size)) {
-		/* A NUL byte ends a line early: only the size checks. */
-		block.start = text;
-		block.end = text + size;
-	} else {
-		block = find_block(text, size, start);
-	}
+	block = find_block(text, size, start);
 	check_kb(&block, s.rss);
 	check_kb(&block, s.page_size);
 }

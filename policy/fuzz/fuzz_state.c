@@ -36,6 +36,13 @@ static void check(const struct saved_state *st, bool ok)
 		abort();
 	if (ok != !st->bad || st->present)
 		abort();
+	/* A cluster= value with a NUL byte ("cluster=\0") names no cluster. */
+	for (i = 0; ok && i < st->nclusters; i++)
+		if (!st->clusters[i][0])
+			abort();
+	/* A line and key named go with a bad file. */
+	if (st->bad_line && (!st->bad || !st->bad_key))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -23,6 +23,7 @@
 #include "size.h"
 #include "util.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,13 +87,36 @@ static void add_cluster(struct advice *a, const struct facts *f,
 	}
 }
 
+/*
+ * A decimal count at *@p (before @end) into @n; false when it does not
+ * fit in 64 bits, which never wraps around to a small number.
+ */
+static bool take_count(const char **p, const char *end,
+		       unsigned long long *n)
+{
+	const char *s = *p;
+
+	*n = 0;
+	while (s < end && *s >= '0' && *s <= '9') {
+		unsigned int d = (unsigned int)(*s++ - '0');
+
+		if (*n > (ULLONG_MAX - d) / 10)
+			return false;
+		*n = *n * 10 + d;
+	}
+	*p = s;
+	return true;
+}
+
 long long buddyinfo_free_blocks(const char *buf, size_t len,
-				unsigned int order)
+				unsigned int order, unsigned int *bad_line)
 {
 	struct line_reader lr;
 	const char *line;
 	long long total = 0;
 
+	if (bad_line)
+		*bad_line = 0;
 	if (order >= BUDDY_ORDERS)
 		return 0;	/* gigantic: never in the buddy lists */
 	line_reader_init(&lr, buf, len);
@@ -100,27 +124,30 @@ long long buddyinfo_free_blocks(const char *buf, size_t len,
 		const char *zone = memmem(line, len, "zone", 4);
 		const char *p, *end = line + len;
 		unsigned int o = 0;
+		bool dma;
 
 		if (!zone)
 			continue;
 		p = zone + 4;
 		while (p < end && *p == ' ')
 			p++;
-		/* ZONE_DMA is not used for hugetlb pages. */
-		if (memmem(p, (size_t)(end - p), "DMA ", 4) == p)
-			continue;
+		/* ZONE_DMA is not used for hugetlb pages (but is checked). */
+		dma = memmem(p, (size_t)(end - p), "DMA ", 4) == p;
 		while (p < end && *p != ' ')
 			p++;
 		while (p < end && o < BUDDY_ORDERS) {
-			unsigned long long n = 0;
+			unsigned long long n;
 
 			while (p < end && *p == ' ')
 				p++;
 			if (p == end || *p < '0' || *p > '9')
 				break;
-			while (p < end && *p >= '0' && *p <= '9')
-				n = n * 10 + (unsigned long long)(*p++ - '0');
-			if (o >= order && n < (1ULL << 40))
+			if (!take_count(&p, end, &n)) {
+				if (bad_line)
+					*bad_line = lr.lineno;
+				return -1;
+			}
+			if (!dma && o >= order && n < (1ULL << 40))
 				total += (long long)(n << (o - order));
 			o++;
 		}
@@ -128,8 +155,12 @@ long long buddyinfo_free_blocks(const char *buf, size_t len,
 	return total;
 }
 
-/* Free blocks of at least @page bytes, from /proc/buddyinfo; -1 unknown. */
-static long long free_blocks(const struct env *env, uint64_t page)
+/*
+ * Free blocks of at least @page bytes, from /proc/buddyinfo; -1 unknown
+ * (and *@bad_line set when a line of it is malformed).
+ */
+static long long free_blocks(const struct env *env, uint64_t page,
+			     unsigned int *bad_line)
 {
 	long base = sysconf(_SC_PAGESIZE);
 	char path[PATH_LEN], *buf;
@@ -137,6 +168,7 @@ static long long free_blocks(const struct env *env, uint64_t page)
 	unsigned int order = 0;
 	size_t len;
 
+	*bad_line = 0;
 	if (base <= 0)
 		return -1;
 	while (((uint64_t)base << order) < page && order < 63)
@@ -148,7 +180,7 @@ static long long free_blocks(const struct env *env, uint64_t page)
 	if (path_join(path, sizeof(path), env->proc, PROC_BUDDYINFO) ||
 	    read_file_capped(path, MAX_MEMINFO_FILE, &buf, &len))
 		return -1;
-	total = buddyinfo_free_blocks(buf, len, order);
+	total = buddyinfo_free_blocks(buf, len, order, bad_line);
 	free(buf);
 	return total;
 }
@@ -196,6 +228,7 @@ static void plan_pools(struct advice *a, struct facts *f,
 	for (j = 0; j < a->npools; j++) {
 		struct advice_pool *ap = &a->pools[j];
 		struct hugetlb_pool *p = pool_of(f, ap->page_size);
+		unsigned int bad_line;
 		long long add;
 
 		ap->live = p ? (p->live > 0 ? p->live : 0) : 0;
@@ -204,7 +237,9 @@ static void plan_pools(struct advice *a, struct facts *f,
 			copy_bounded(ap->origin, sizeof(ap->origin), p->origin,
 				     strlen(p->origin));
 		ap->is_default = ap->page_size == f->default_hugepage_size;
-		ap->free_blocks = free_blocks(env, ap->page_size);
+		ap->free_blocks = free_blocks(env, ap->page_size, &bad_line);
+		if (bad_line && !a->buddyinfo_bad_line)
+			a->buddyinfo_bad_line = bad_line;
 		ap->mem_available = f->mem_available;
 		add = (long long)ap->pages - ap->live;
 		if (add <= 0)
@@ -413,12 +448,16 @@ static void text_pool(FILE *out, const struct advice_pool *ap)
 			ap->free_blocks, page);
 		break;
 	case GROW_LIKELY:
-		fprintf(out, "  growth now: likely after compaction (%lld free blocks of %s, MemAvailable %s); check /proc/sys/vm/nr_hugepages, else the boot parameter\n",
-			ap->free_blocks, page, avail);
+		if (ap->free_blocks < 0)
+			fprintf(out, "  growth now: likely after compaction (free blocks of %s unknown, MemAvailable %s); check /proc/sys/vm/nr_hugepages, else the boot parameter\n",
+				page, avail);
+		else
+			fprintf(out, "  growth now: likely after compaction (%lld free blocks of %s, MemAvailable %s); check /proc/sys/vm/nr_hugepages, else the boot parameter\n",
+				ap->free_blocks, page, avail);
 		break;
 	case GROW_BOOT:
 		if (ap->free_blocks < 0)
-			fprintf(out, "  growth now: unknown (no /proc/buddyinfo, MemAvailable %s): reserve at boot\n",
+			fprintf(out, "  growth now: unknown (no usable /proc/buddyinfo, MemAvailable %s): reserve at boot\n",
 				avail);
 		else
 			fprintf(out, "  growth now: unlikely (%lld free blocks of %s, MemAvailable %s): reserve at boot\n",
@@ -508,6 +547,12 @@ int advise_output(const struct run *run, const struct env *env, FILE *out)
 	if (!a)
 		return EXIT_WRITE_FAILED;
 	advise_plan(a, run, env);
+	if (a->buddyinfo_bad_line) {
+		/* Taken as unknown: no growth now is claimed from it. */
+		fprintf(stderr, "preempt-policy: %s/%s:%u: free block count does not fit in 64 bits: free blocks unknown\n",
+			env->proc, PROC_BUDDYINFO, a->buddyinfo_bad_line);
+		code = EXIT_BAD_INPUT;
+	}
 	if (env->json) {
 		json_advice(out, a, run, code);
 		free(a);

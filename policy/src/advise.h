@@ -50,6 +50,7 @@ struct advice {
 	struct decision after;	/* the policy's decision once followed */
 	int after_keep_mode;
 	bool after_known;
+	unsigned int buddyinfo_bad_line;	/* 0, or its first malformed line */
 };
 
 void advise_plan(struct advice *a, const struct run *run,
@@ -61,9 +62,11 @@ const char *advise_growth_name(enum advise_growth g);
  * Free blocks of 2^@order base pages or larger (each counted in blocks of
  * that order) in /proc/buddyinfo text of @len bytes, ZONE_DMA left out;
  * 0 when @order is past the buddy lists.  Counts of 2^40 or more are
- * taken for garbage and skipped.
+ * taken for garbage and skipped.  A count that does not fit in 64 bits
+ * (in any zone) makes the text malformed: -1, and *@bad_line (when not
+ * NULL) is its line number, else 0.
  */
 long long buddyinfo_free_blocks(const char *buf, size_t len,
-				unsigned int order);
+				unsigned int order, unsigned int *bad_line);
 
 #endif

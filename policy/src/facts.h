@@ -93,6 +93,8 @@ struct live_pg {
 struct saved_state {
 	bool present;
 	bool bad;			/* malformed: ignored, diagnosed */
+	unsigned int bad_line;		/* 0, or the line that made it bad */
+	const char *bad_key;		/* its key ("cluster="), or NULL */
 	int mode;
 	char reason[256];
 	char clusters[STATE_MAX_CLUSTERS][NAME_LEN * 2];

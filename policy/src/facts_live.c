@@ -84,23 +84,27 @@ static FILE *pid_open(const char *proc, int pid, const char *name)
 
 /*
  * One line into @buf; a line longer than @size is cut and the rest
- * skipped, so a long path cannot split a maps line in two.
+ * skipped, so a long path cannot split a maps line in two.  Read byte by
+ * byte, not with fgets(): a NUL byte (any process can put one in the
+ * name of a mapping) would hide the newline after it from strlen() and
+ * the next line would be skipped as the rest of this one.  The NUL stays
+ * in @buf and ends the line early for the parsers.
  */
 static bool read_line(FILE *in, char *buf, size_t size)
 {
-	size_t len;
+	size_t len = 0;
+	bool any = false;
 	int c;
 
-	if (!fgets(buf, (int)size, in))
-		return false;
-	len = strlen(buf);
-	if (len && buf[len - 1] == '\n') {
-		buf[len - 1] = '\0';
-		return true;
+	while ((c = getc(in)) != EOF) {
+		any = true;
+		if (c == '\n')
+			break;
+		if (len + 1 < size)
+			buf[len++] = (char)c;
 	}
-	while ((c = fgetc(in)) != EOF && c != '\n')
-		;
-	return true;
+	buf[len] = '\0';
+	return any;
 }
 
 static bool read_comm(const char *proc, int pid, char *out)

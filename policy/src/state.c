@@ -26,10 +26,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static const char *const state_keys[] = { "mode=", "reason=", "cluster=" };
+
+/*
+ * The key @line (of @len bytes) starts with, with a value after it; its
+ * length in *@klen.
+ */
+static const char *state_key(const char *line, size_t len, size_t *klen)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(state_keys); i++) {
+		*klen = strlen(state_keys[i]);
+		if (len > *klen && memcmp(line, state_keys[i], *klen) == 0)
+			return state_keys[i];
+	}
+	return NULL;
+}
+
 bool state_parse(struct saved_state *st, const char *buf, size_t len)
 {
 	struct line_reader lr;
-	const char *line;
+	const char *line, *key;
+	size_t klen;
 
 	memset(st, 0, sizeof(*st));
 	st->mode = MODE_UNKNOWN;
@@ -37,6 +56,19 @@ bool state_parse(struct saved_state *st, const char *buf, size_t len)
 	while (line_reader_next(&lr, &line, &len)) {
 		if (len == 0 || line[0] == '#')
 			continue;
+		/*
+		 * state_record writes no NUL byte: in a value it would end
+		 * it early, and "cluster=" then a NUL would name no cluster.
+		 */
+		key = state_key(line, len, &klen);
+		if (key && memchr(line + klen, '\0', len - klen)) {
+			if (!st->bad_line) {
+				st->bad_line = lr.lineno;
+				st->bad_key = key;
+			}
+			st->bad = true;
+			continue;
+		}
 		if (len > 5 && memcmp(line, "mode=", 5) == 0) {
 			st->mode = mode_from_span(line + 5, len - 5);
 		} else if (len > 7 && memcmp(line, "reason=", 7) == 0) {
@@ -75,7 +107,10 @@ void facts_gather_state(struct facts *f, const struct env *env)
 	(void)state_parse(st, buf, len);
 	free(buf);
 	st->present = true;
-	if (st->bad)
+	if (st->bad_line)
+		diag_add(&f->diags, "/%s:%u: %s value holds a NUL byte: not a state file preempt-policy wrote (remove it with clear-state)",
+			 VAR_STATE_FILE, st->bad_line, st->bad_key);
+	else if (st->bad)
 		diag_add(&f->diags, "/%s: not a state file preempt-policy wrote (remove it with clear-state)",
 			 VAR_STATE_FILE);
 }

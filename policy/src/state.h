@@ -22,7 +22,9 @@ struct run;
  * into @st, which it fills whole (present stays false).  True when it is
  * well-formed: only mode=, reason=, cluster= lines, comments and blank
  * lines, a known mode and one to STATE_MAX_CLUSTERS clusters; else
- * st->bad is set (the first STATE_MAX_CLUSTERS clusters are kept).
+ * st->bad is set (the first STATE_MAX_CLUSTERS clusters are kept).  A
+ * value holding a NUL byte is not taken; the first such line sets
+ * st->bad_line and st->bad_key ("cluster=").
  */
 bool state_parse(struct saved_state *st, const char *buf, size_t len);
 /* Read the state file under env->root into f->state; never fails. */

@@ -608,6 +608,11 @@ run "$FX/patched" "$TMP/r" decide
 check "a state file the tool did not write: diagnostic, bad input, keep" \
 	'[ $RC -eq 2 ] && grep -q "var/lib/preempt-policy/state: not a state file preempt-policy wrote" "$TMP/err" &&
 	 first_line | grep -q "^mode=keep"'
+printf 'mode=none\ncluster=\000\n' >"$STATE"
+run "$FX/patched" "$TMP/r" decide
+check "a state file with cluster= then a NUL byte: diagnostic naming line and key, bad input, keep" \
+	'[ $RC -eq 2 ] && grep -q "var/lib/preempt-policy/state:2: cluster= value holds a NUL byte" "$TMP/err" &&
+	 first_line | grep -q "^mode=keep"'
 rm -rf "$TMP/r/etc/preempt-policy.d" "$STATE"
 run "$FX/live" "$TMP/r" record
 check "record when no rule picks a mode: nothing recorded, no file" \
@@ -659,6 +664,13 @@ check "advise: too little memory now -> hugepages= at boot, GRUB and U-Boot line
 	 grep -q "^  reboot=yes hugepages=4713   # kernel command line$" "$TMP/out" &&
 	 grep -q "^  reboot=yes GRUB_CMDLINE_LINUX=\"\${GRUB_CMDLINE_LINUX} hugepages=4713\"$" "$TMP/out" &&
 	 grep -q "^  reboot=yes setenv bootargs \"\${bootargs} hugepages=4713\"$" "$TMP/out"'
+printf 'Node 0, zone      DMA      1      1\nNode 0, zone   Normal  24103 18446744073709551670   5404\n' \
+	>"$TMP/k/proc/buddyinfo"
+run "$TMP/k" "$FX/root-pg-big" advise
+check "advise: a buddyinfo count past 64 bits -> error naming file and line, exit 2, free blocks unknown (not wrapped to 54)" \
+	'[ $RC -eq 2 ] && grep -q "^preempt-policy: $TMP/k/proc/buddyinfo:2: free block count does not fit in 64 bits" "$TMP/err" &&
+	 grep -q "^  growth now: unknown (no usable /proc/buddyinfo, MemAvailable 3.81GiB): reserve at boot$" "$TMP/out" &&
+	 grep -q "^  reboot=yes hugepages=4713   # kernel command line$" "$TMP/out"'
 run "$FX/patched" "$FX/root-pg-sysctl" advise
 check "advise: the root's sysctl.d already reserves enough at boot -> nothing to persist, never lowered" \
 	'[ $RC -eq 2 ] && grep -q "^  reboot=no  nothing to persist: /etc/sysctl.d/60-pg.conf:3 reserves 4300 at boot$" "$TMP/out" &&

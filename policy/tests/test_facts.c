@@ -298,10 +298,60 @@ static void test_state_parse(void **state)
 	assert_string_equal(st.clusters[STATE_MAX_CLUSTERS - 1], "7/main");
 }
 
+/*
+ * A NUL byte in a cluster= value (here the whole name: "cluster=" and
+ * then a NUL) names no cluster: the file is not one state_record wrote.
+ * The diagnostic names the file, the line and the key; the state holds
+ * nothing.
+ */
+static void test_state_nul(void **state)
+{
+	static const char lead[] = "mode=none\ncluster=\0\n";
+	static const char mid[] = "mode=none\ncluster=16/main\ncluster=15\0/main\n";
+	struct facts_test *t = *state;
+	struct saved_state st;
+	char tmp[256], path[512];
+	FILE *f;
+
+	assert_false(state_parse(&st, lead, sizeof(lead) - 1));
+	assert_true(st.bad);
+	assert_int_equal(st.bad_line, 2);
+	assert_string_equal(st.bad_key, "cluster=");
+	assert_int_equal(st.nclusters, 0);
+	assert_false(state_parse(&st, mid, sizeof(mid) - 1));
+	assert_true(st.bad);
+	assert_int_equal(st.bad_line, 3);
+	assert_string_equal(st.bad_key, "cluster=");
+	assert_int_equal(st.nclusters, 1);
+	/* A well-formed file names no line. */
+	assert_true(state_parse(&st, "mode=none\ncluster=1/a\n", 22));
+	assert_int_equal(st.bad_line, 0);
+	assert_null(st.bad_key);
+
+	make_temp_dir(tmp, sizeof(tmp));
+	write_file_at(tmp, "var/lib/preempt-policy/.keep", "");
+	snprintf(path, sizeof(path), "%s/var/lib/preempt-policy/state", tmp);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(lead, 1, sizeof(lead) - 1, f), sizeof(lead) - 1);
+	assert_int_equal(fclose(f), 0);
+	memset(&t->f, 0, sizeof(t->f));
+	memset(&t->env, 0, sizeof(t->env));
+	t->env.root = tmp;
+	facts_gather_state(&t->f, &t->env);
+	assert_true(t->f.state.present);
+	assert_true(t->f.state.bad);
+	assert_null(state_holds(&t->f));
+	assert_true(diag_contains(&t->f.diags,
+				  "var/lib/preempt-policy/state:2: cluster="));
+	remove_tree(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_state_parse),
+		cmocka_unit_test_setup_teardown(test_state_nul, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patched_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unpatched_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_mode_files, setup, teardown),

@@ -302,6 +302,49 @@ static void test_smaps_scan(void **state)
 	assert_false(s.smaps_read);
 }
 
+/* smaps text of @len bytes, which may hold NUL bytes. */
+static int scan_bytes(const char *text, size_t len, unsigned long long start,
+		      struct live_shm *s)
+{
+	FILE *in = fmemopen((void *)text, len, "r");
+	int err;
+
+	assert_non_null(in);
+	memset(s, 0, sizeof(*s));
+	s->start = start;
+	err = smaps_scan(in, s);
+	fclose(in);
+	return err;
+}
+
+/*
+ * Any process can put a NUL byte in the name of a mapping (or a memfd):
+ * it cuts that line short, and the line after it is still read.
+ */
+static void test_smaps_nul_line(void **state)
+{
+	static const char ht[] =
+		"1000-3000 rw-s 00000000 00:0f 7 /memfd:ab (deleted)\n"
+		"Name:           a\0b\n"
+		"VmFlags: rd wr sh mr mw me ms sd ht\n";
+	static const char next[] =
+		"1000-3000 rw-s 00000000 00:0f 7 /memfd:a\0b (deleted)\n"
+		"5000-6000 rw-s 00000000 00:01 3 /dev/zero (deleted)\n"
+		"Rss:                  12 kB\n"
+		"VmFlags: rd wr sh mr mw me ms sd ht\n";
+	struct live_shm s;
+
+	assert_int_equal(scan_bytes(ht, sizeof(ht) - 1, 0x1000, &s), 0);
+	assert_int_equal(s.backing, PG_BACKING_HUGETLB);
+	/* The next block's header ends this block; its lines are not ours. */
+	assert_int_equal(scan_bytes(next, sizeof(next) - 1, 0x1000, &s), 0);
+	assert_int_equal(s.backing, PG_BACKING_4K);
+	assert_int_equal(s.rss, 0);
+	assert_int_equal(scan_bytes(next, sizeof(next) - 1, 0x5000, &s), 0);
+	assert_int_equal(s.backing, PG_BACKING_HUGETLB);
+	assert_int_equal(s.rss, 12 * 1024);
+}
+
 static void test_buddyinfo(void **state)
 {
 	static const char text[] =
@@ -309,13 +352,51 @@ static void test_buddyinfo(void **state)
 		"Node 0, zone   Normal      5      0      0      0      0      0      0      0      0      2      1\n";
 
 	/* DMA left out; order 9 (2 MiB on 4 KiB pages): 2 + 2*1 blocks. */
-	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 9), 4);
-	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 10), 1);
-	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 0),
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 9, NULL), 4);
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 10, NULL), 1);
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 0, NULL),
 			 5 + 2 * 512 + 1024);
-	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 11), 0);
-	assert_int_equal(buddyinfo_free_blocks("Node 0, zone Normal 99999999999999 1", 36, 0), 2);
-	assert_int_equal(buddyinfo_free_blocks("", 0, 0), 0);
+	assert_int_equal(buddyinfo_free_blocks(text, strlen(text), 11, NULL), 0);
+	assert_int_equal(buddyinfo_free_blocks("Node 0, zone Normal 99999999999999 1",
+					       36, 0, NULL), 2);
+	assert_int_equal(buddyinfo_free_blocks("", 0, 0, NULL), 0);
+}
+
+/*
+ * A count past 64 bits does not wrap around to a small number: the file
+ * is malformed and gives no count at all (-1, unknown), for every order.
+ */
+static void test_buddyinfo_overflow(void **state)
+{
+	static const char wraps[] =
+		"Node 0, zone   Normal      1      1\n"
+		"Node 0, zone  Movable 18446744073709551617 1\n";
+	static const char huge[] =
+		"Node 0, zone   Normal 123456789012345678901234567890 1\n";
+	static const char max[] =
+		"Node 0, zone   Normal 18446744073709551615 1\n";
+	static const char dma[] =
+		"Node 0, zone   Normal 1\n"
+		"Node 0, zone      DMA 1 1 99999999999999999999\n";
+	unsigned int k, line;
+
+	for (k = 0; k < BUDDY_ORDERS; k++) {
+		line = 0;
+		assert_int_equal(buddyinfo_free_blocks(wraps, sizeof(wraps) - 1, k, &line), -1);
+		assert_int_equal(line, 2);
+		assert_int_equal(buddyinfo_free_blocks(huge, sizeof(huge) - 1, k, &line), -1);
+		assert_int_equal(line, 1);
+		/* ZONE_DMA's counts are not added up, but checked. */
+		assert_int_equal(buddyinfo_free_blocks(dma, sizeof(dma) - 1, k, &line), -1);
+		assert_int_equal(line, 2);
+		assert_int_equal(buddyinfo_free_blocks(wraps, sizeof(wraps) - 1, k, NULL), -1);
+	}
+	/* 2^64 - 1 fits: a count of 2^40 or more is skipped, as before. */
+	line = 7;
+	assert_int_equal(buddyinfo_free_blocks(max, sizeof(max) - 1, 0, &line), 2);
+	assert_int_equal(line, 0);
+	/* Past the buddy lists nothing is read. */
+	assert_int_equal(buddyinfo_free_blocks(wraps, sizeof(wraps) - 1, BUDDY_ORDERS, &line), 0);
 }
 
 int main(void)
@@ -323,7 +404,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_maps_line),
 		cmocka_unit_test(test_smaps_scan),
+		cmocka_unit_test(test_smaps_nul_line),
 		cmocka_unit_test(test_buddyinfo),
+		cmocka_unit_test(test_buddyinfo_overflow),
 		cmocka_unit_test_setup_teardown(test_postmasters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threshold, setup, teardown),
