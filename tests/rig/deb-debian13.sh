@@ -9,12 +9,13 @@
 # - trixie's lintian on the .deb built there: no error, no warning;
 # - `apt-get install ./preempt-policy_*.deb` of the Debian 12 build (make
 #   deb's, OUTDIR) and then of the trixie build, as an admin installs
-#   it: its Recommends (initramfs-tools | dracut) come along, the
-#   maintainer scripts run for real in the chroot, the units are
-#   enabled, the conffile registered;
-# - remove keeps an edited conffile, purge leaves no file of the package
-#   and no state directory; the root's file list before install and after
-#   purge differs only in what the Recommends installed.
+#   it on a machine that has initramfs-tools (Debian's default, installed
+#   in the chroot beforehand, so its Recommends are met): the maintainer
+#   scripts run for real in the chroot, the units are enabled, the
+#   conffile registered;
+# - remove keeps an edited conffile; purge leaves no file of the package
+#   and no state directory: the root's file list after purge is the one
+#   before the install.
 # The chroot (debootstrap --variant=buildd) is cached in
 # $PREEMPT_CACHE/debian13/root and refreshed when older than a week; it
 # runs in its own mount namespace (unshare -m) with its own /proc, so
@@ -53,8 +54,8 @@ in_root() {
 
 root=$(cache_dir)/debian13/root
 mirror=${DEBIAN13_MIRROR:-http://deb.debian.org/debian}
-if [ ! -f "$root/etc/debian_version" ] ||
-	[ -n "$(find "$root/etc/debian_version" -mtime +7)" ]; then
+stamp=${root%/*}/bootstrapped
+if [ ! -f "$stamp" ] || [ ! -d "$root" ] || [ -n "$(find "$stamp" -mtime +7)" ]; then
 	note "debootstrap trixie into $root (a few minutes)"
 	rm -rf "$root.new"
 	mkdir -p "${root%/*}"
@@ -68,11 +69,13 @@ if [ ! -f "$root/etc/debian_version" ] ||
 	# wrote them.
 	sl=$root.new/etc/apt/sources.list
 	sed 's/^deb /deb-src /' "$sl" >"$sl.src" && cat "$sl.src" >>"$sl" && rm "$sl.src"
-	in_root "$root.new" 'apt-get update -q && apt-get install -y -q lintian' \
+	in_root "$root.new" 'apt-get update -q &&
+		apt-get install -y -q lintian initramfs-tools' \
 		>>"${root%/*}/debootstrap.log" 2>&1 ||
-		die "installing lintian in the trixie chroot failed (log ${root%/*}/debootstrap.log)"
+		die "installing lintian and initramfs-tools in the trixie chroot failed (log ${root%/*}/debootstrap.log)"
 	rm -rf "$root"
 	mv "$root.new" "$root"
+	date >"$stamp"
 fi
 
 # The work area inside the chroot.
@@ -132,7 +135,9 @@ for build in d12 d13; do
 	r=0
 	o=$(in_root "$root" "apt-get install -y -q $deb && dpkg-query -W -f='\${Status} \${Version}\n' preempt-policy" 2>&1) || r=1
 	printf '%s\n' "$o" | grep -q "^install ok installed $ver\$" || r=1
-	result $r "apt-get install ./$(basename "$deb"), $what, on Debian 13" "$o"
+	# Nothing but the package: its Depends and Recommends are met.
+	printf '%s\n' "$o" | grep -q '^0 upgraded, 1 newly installed, 0 to remove' || r=1
+	result $r "apt-get install ./$(basename "$deb"), $what, on Debian 13: installed alone" "$o"
 	r=0
 	# shellcheck disable=SC2016 # expanded in the chroot
 	o=$(in_root "$root" 'preempt-policy --version; preempt-policy decide 2>&1; echo "decide exit $?"
@@ -150,13 +155,13 @@ for build in d12 d13; do
 	[ ! -e "$root/usr/sbin/preempt-policy" ] || r=1
 	result $r "$what: apt-get remove keeps the edited conffile, removes the tool" "$o"
 	r=0
-	o=$(in_root "$root" 'apt-get purge -y -q preempt-policy && apt-get autoremove --purge -y -q' 2>&1) || r=1
+	o=$(in_root "$root" 'apt-get purge -y -q preempt-policy' 2>&1) || r=1
 	snapshot "after-$build"
 	left=$(LC_ALL=C comm -13 "$w/before-$build.files" "$w/after-$build.files")
 	gone=$(LC_ALL=C comm -23 "$w/before-$build.files" "$w/after-$build.files")
 	[ -z "$left$gone" ] || r=1
 	[ ! -e "$root/var/lib/preempt-policy" ] && [ ! -e "$root/etc/preempt-policy.conf" ] || r=1
-	result $r "$what: purge and autoremove leave the root as before the install" \
+	result $r "$what: purge leaves the root as before the install" \
 		"$o
 left behind:
 $left
