@@ -9,7 +9,8 @@
 # tests/rig/lib.sh), written to OUT; the host build policy/preempt-policy
 # is left alone. Reused while its inputs (policy/Makefile, policy/src, the
 # compiler, this script) are the same: the key is in OUT.key. Prints OUT;
-# make's output reaches stderr only when the build fails.
+# make's output reaches stderr only when the build fails, which leaves OUT
+# as it was.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/rig/lib.sh"
@@ -31,7 +32,6 @@ if [ -x "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
 	printf '%s\n' "$out"
 	exit 0
 fi
-rm -f "$out" "$out.key"
 log=$(mktemp)
 trap 'rm -f "$log" "$out.tmp"' EXIT
 if ! make -s -C "$top/policy" static CC="$cc" OUT="$out.tmp" >"$log" 2>&1; then
