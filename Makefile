@@ -18,7 +18,13 @@
 
 ARCH ?= arm64
 ARCHES := arm64 x86_64
-CACHE ?= $(or $(PREEMPT_CACHE),$(HOME)/.cache/preempt-modes)
+# The rig's one rule (cache_dir in tests/rig/lib.sh): $(PREEMPT_CACHE), else
+# $(XDG_CACHE_HOME)/preempt-modes, else ~/.cache/preempt-modes. The rig
+# knows each ARCH's boot image too (its arch table).
+RIGLIB = . '$(CURDIR)/tests/rig/lib.sh' &&
+ifndef CACHE
+CACHE := $(shell $(RIGLIB) cache_dir)
+endif
 BUILD ?= $(CURDIR)/build
 RIG := tests/rig
 JOBS ?= $(shell nproc)
@@ -108,7 +114,7 @@ bench: deps
 check-debug: deps kernel-$(ARCH)-debug
 	@SWITCHES=$${SWITCHES:-3000} \
 		tests/kernel/run.sh -k $(PATCHED_TREE) \
-		$(ARCH) $(OBJ)/$(ARCH)-debug/$(if $(filter arm64,$(ARCH)),arch/arm64/boot/Image,arch/x86/boot/bzImage) \
+		$(ARCH) $(OBJ)/$(ARCH)-debug/$(shell $(RIGLIB) kernel_image_for $(ARCH)) \
 		boot stress
 
 check-apply: $(BUILD)/pristine.path

@@ -161,7 +161,7 @@ mkdir -p "$bin"
 step "static slock-bench, ovh-bench and preempt-policy for $arch"
 make -s -C tests/bench O="$bin" CC="$(guest_cc "$arch")" LDFLAGS=-static ||
 	fail "static build failed"
-pp=$(tests/pg/build-policy.sh "$arch" "$out") || fail "static preempt-policy build failed"
+pp=$(tests/initrd/build-policy.sh "$arch" "$out/preempt-policy-$arch") || fail "static preempt-policy build failed"
 cp "$pp" "$bin/preempt-policy"
 cp policy/preempt-policy.conf initrd/lib/preempt-policy-lib.sh "$bin/"
 

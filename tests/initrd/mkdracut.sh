@@ -51,11 +51,9 @@ usage="usage: mkdracut.sh [--arch arm64|x86_64] [--without-policy] [--systemd] [
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/initrd
 hostdracut=/usr/lib/dracut
+. "$top/tests/rig/lib.sh"
 
-case "$(uname -m)" in
-aarch64) hostarch=arm64 ;;
-*) hostarch=$(uname -m) ;;
-esac
+hostarch=$(host_arch)
 arch=$hostarch
 modules="base rootfs-block preempt-policy"
 omit="systemd dracut-systemd plymouth i18n"
@@ -84,10 +82,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-case "$arch" in
-arm64 | x86_64) ;;
-*) echo "mkdracut.sh: unsupported ARCH '$arch' (arm64, x86_64)" >&2; exit 2 ;;
-esac
+check_arch "$arch"
 case $# in
 2 | 3) ;;
 *) echo "$usage" >&2; exit 2 ;;
@@ -154,7 +149,6 @@ else
 	if [ -n "$pkg" ]; then
 		# dpkg replaces files by renaming new ones over them: the
 		# cache's hard-linked files stay as they are.
-		. "$top/tests/rig/lib.sh"
 		"$top/tests/rig/deb-install.sh" "$arch" "$sysroot" \
 			"$(cache_dir)/debs/$arch" "$pkg" >&2 || {
 			echo "mkdracut.sh: installing $pkg into the $arch sysroot failed" >&2

@@ -36,7 +36,7 @@ case "$out" in /*) ;; *) out=$(pwd)/$out ;; esac
 case "$bin" in /*) ;; *) bin=$(pwd)/$bin ;; esac
 case "$kconfig" in /*) ;; *) kconfig=$(pwd)/$kconfig ;; esac
 case "$confdir" in /* | '') ;; *) confdir=$(pwd)/$confdir ;; esac
-cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+cache=$(cache_dir)
 debs=$cache/debs/initramfs-tools
 version=7.3.0-rig
 

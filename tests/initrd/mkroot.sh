@@ -15,7 +15,9 @@ esac
 arch=$1 out=$2 fixture=$3 extra=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 rig=$here/../rig
-cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+# shellcheck source=tests/rig/lib.sh
+. "$rig/lib.sh"
+cache=$(cache_dir)
 debs=$cache/debs/$arch
 [ -d "$here/roots/$fixture" ] || { echo "mkroot.sh: no fixture $fixture" >&2; exit 2; }
 [ -z "$extra" ] || [ -d "$extra" ] || { echo "mkroot.sh: no directory $extra" >&2; exit 2; }

@@ -31,11 +31,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 
 [ $# -eq 1 ] || die "usage: mksysroot.sh ARCH"
 arch=$1
-case "$arch" in
-arm64) debarch=arm64 ;;
-x86_64) debarch=amd64 ;;
-*) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
-esac
+debarch=$(debarch_of "$arch") || exit 1
 hostdracut=/usr/lib/dracut
 [ -x "$hostdracut/dracut-install" ] ||
 	die "the host's dracut is not installed ($hostdracut/dracut-install missing)"
@@ -68,7 +64,7 @@ trap 'rm -rf "$work"' EXIT
 key=$( {
 	cat "$work/pkgs" "$0" "$top/tests/rig/deb-closure.sh"
 	cat "$hostdracut/dracut-version.sh" 2>/dev/null
-} | sha256sum | cut -c1-16)
+} | cache_key)
 if [ -d "$out/root" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
 	printf '%s\n' "$out/root"
 	exit 0

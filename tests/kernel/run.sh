@@ -15,8 +15,8 @@
 #                 must fail there, which shows that it can
 #        stress   stress-switch (SWITCHES=N, default 3000 per interface;
 #                 STRESS_SECONDS, default 600: the guest's time limit)
-# KSRC is the patched kernel tree holding the kselftests (default: the dev
-# tree); DEFAULT the build-time default mode of IMAGE (default lazy). The
+# KSRC is the patched kernel tree holding the kselftests (default: make
+# patched-tree's, $PREEMPT_CACHE/trees/patched); DEFAULT the build-time default mode of IMAGE (default lazy). The
 # kselftests are built and installed with the selftests' own Makefile
 # (static binaries; the test module against IMAGE's object directory,
 # which must be the directory above arch/) into a temporary directory.
@@ -27,7 +27,7 @@ rig=$here/../rig
 # shellcheck source=../rig/lib.sh
 . "$rig/lib.sh"
 
-ksrc=$HOME/.cache/preempt-modes/dev/linux default=lazy
+ksrc=$(cache_dir)/trees/patched default=lazy
 while getopts k:d: opt; do
 	case $opt in
 	k) ksrc=$OPTARG ;;
@@ -39,11 +39,8 @@ shift $((OPTIND - 1))
 [ $# -ge 3 ] || die "usage: run.sh [-k KSRC] [-d DEFAULT] ARCH IMAGE SUITE..."
 arch=$1 image=$2
 shift 2
-case $arch in
-arm64) cc=aarch64-linux-gnu-gcc guest=aarch64 ;;
-x86_64) cc=gcc guest=x86_64 ;;
-*) die "unsupported ARCH $arch" ;;
-esac
+cc=$(guest_cc "$arch") || exit 1
+guest=$(arch_info "$arch" uname)
 kobj=${image%/arch/*}
 st=$ksrc/tools/testing/selftests
 [ -f "$st/sched/preempt_modes.c" ] || die "no preempt_modes.c under $st/sched"

@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# Helpers for tests/suites/*.sh: TAP output and access to the built kernels.
-# Sourced with the repository's top directory as the working directory.
+# Helpers for tests/suites/*.sh: TAP output and access to the built kernels,
+# plus the rig's (tests/rig/lib.sh: the cache directory and key, the arch
+# table). Sourced with the repository's top directory as the working
+# directory.
 
 TOP=$(pwd)
 # shellcheck disable=SC2034 # used by the suites that source this
 RIG=$TOP/tests/rig
-CACHE=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+# shellcheck source=tests/rig/lib.sh
+. "$RIG/lib.sh"
+CACHE=$(cache_dir)
 BUILD=${BUILD:-$TOP/build}
 PREEMPT_CACHE=$CACHE
 export PREEMPT_CACHE BUILD
@@ -51,11 +55,8 @@ pristine_tree() {
 # ARCH-VARIANT/, each with its .config. Setting it boots kernels built
 # elsewhere (another cache, read-only) without building any here.
 kernel_image() {
-	ki_obj=${PREEMPT_KERNEL_OBJ:-$CACHE/obj}
-	case "$1" in
-	arm64) printf '%s/%s-%s/arch/arm64/boot/Image' "$ki_obj" "$1" "$2" ;;
-	x86_64) printf '%s/%s-%s/arch/x86/boot/bzImage' "$ki_obj" "$1" "$2" ;;
-	esac
+	ki_img=$(kernel_image_for "$1") || return 1
+	printf '%s/%s-%s/%s' "${PREEMPT_KERNEL_OBJ:-$CACHE/obj}" "$1" "$2" "$ki_img"
 }
 
 # check_variant ARCH: the patched kernel make check boots on ARCH: the
@@ -79,13 +80,5 @@ stress_variant() {
 	case "$1" in
 	arm64) echo "${STRESS_VARIANT_ARM64:-debug}" ;;
 	x86_64) echo "${STRESS_VARIANT_X86_64:-patched}" ;;
-	esac
-}
-
-# Cross compiler for static guest binaries.
-guest_cc() {
-	case "$1" in
-	arm64) echo aarch64-linux-gnu-gcc ;;
-	x86_64) echo gcc ;;
 	esac
 }

@@ -38,14 +38,13 @@ guest_live() {
 # build's output goes to $BUILD/deb-guest/DEBARCH.log.
 pkg_deb() {
 	pd_dir=$BUILD/deb-guest
-	# shellcheck source=tests/rig/lib.sh
-	pd_arch=$(. "$RIG/lib.sh" && debarch_of "$1") || return 1
+	pd_arch=$(debarch_of "$1") || return 1
 	mkdir -p "$pd_dir"
 	pd_key=$( {
 		find debian policy initrd Makefile tests/rig/build-deb.sh -type f \
 			! -path 'policy/build/*' ! -path policy/preempt-policy ! -name '*.o' |
 			LC_ALL=C sort | xargs sha256sum
-	} | sha256sum | cut -c1-16)
+	} | cache_key)
 	pd_ver=$(dpkg-parsechangelog -l debian/changelog -S Version)
 	pd_deb=$pd_dir/preempt-policy_${pd_ver}_$pd_arch.deb
 	if [ ! -f "$pd_deb" ] || [ "$(cat "$pd_dir/$pd_arch.key" 2>/dev/null)" != "$pd_key" ]; then
@@ -73,7 +72,7 @@ pkg_deb() {
 run_dracut_image() {
 	rd_arch=$1 rd_deb=$2 rd_out=$3 rd_log=$4
 	rd_sysroot_key=
-	if [ "$rd_arch" != "$(uname -m | sed 's/aarch64/arm64/')" ]; then
+	if [ "$rd_arch" != "$(host_arch)" ]; then
 		rd_sysroot=$(tests/initrd/mksysroot.sh "$rd_arch") || return 1
 		rd_sysroot_key=$(cat "${rd_sysroot%/*}/key")
 	fi
@@ -84,7 +83,7 @@ run_dracut_image() {
 		cat "$rd_deb"
 		dracut --version 2>/dev/null
 		echo "$rd_sysroot_key"
-	} | sha256sum | cut -c1-16)
+	} | cache_key)
 	if [ -f "$rd_out" ] && [ "$(cat "$rd_out.key" 2>/dev/null)" = "$rd_key" ]; then
 		return 0
 	fi

@@ -38,11 +38,7 @@ fi
 [ $# -eq 1 ] || [ $# -eq 2 ] || die "usage: mkrootfs.sh [--list] ARCH [PACKAGE.deb]"
 arch=$1 pkg=${2:-}
 [ -z "$pkg" ] || [ -f "$pkg" ] || die "no package '$pkg'"
-case "$arch" in
-arm64) triplet=aarch64-linux-gnu ;;
-x86_64) triplet=x86_64-linux-gnu ;;
-*) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
-esac
+triplet=$(arch_info "$arch" triplet) || exit 1
 
 PGVER=15
 ROOTS="postgresql-$PGVER postgresql-client-$PGVER"
@@ -91,7 +87,7 @@ with_package() {
 	fi
 	pout=$cache/rootfs/$arch-pkg
 	pkey=$( { cat "$out/key" "$pkg" "$top/tests/rig/deb-install.sh"; } |
-		sha256sum | cut -c1-16)
+		cache_key)
 	if [ ! -f "$pout/rootfs.cpio" ] || [ "$(cat "$pout/key" 2>/dev/null)" != "$pkey" ]; then
 		note "installing $(basename "$pkg") into the $arch PostgreSQL root fs"
 		mkdir -p "$pout" "$work/proot"
@@ -110,7 +106,7 @@ with_package() {
 	printf '%s\n' "$pout/rootfs.cpio"
 }
 
-key=$( { cat "$work/pkgs" "$0" "$top/tests/rig/deb-closure.sh"; } | sha256sum | cut -c1-16)
+key=$( { cat "$work/pkgs" "$0" "$top/tests/rig/deb-closure.sh"; } | cache_key)
 if [ -f "$out/rootfs.cpio" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
 	with_package
 	exit 0

@@ -19,7 +19,7 @@ case "$debarch" in
 amd64 | arm64) ;;
 *) die "unsupported Debian architecture '$debarch' (amd64, arm64)" ;;
 esac
-cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+cache=$(cache_dir)
 build=${BUILD:-$top/build}
 lock=$top/configs/linux-source.lock
 pkg=$(sed -n 's/^PACKAGE=linux-source-//p' "$lock")

@@ -16,7 +16,7 @@ rig=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$rig/../.." && pwd)
 . "$rig/lib.sh"
 
-cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+cache=$(cache_dir)
 build=${BUILD:-$top/build}
 state=$build/apt
 lock=$top/configs/linux-source.lock

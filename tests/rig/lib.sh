@@ -18,28 +18,80 @@ cache_dir() {
 	printf '%s\n' "${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}"
 }
 
-# Kernel ARCH -> prefix of the cross toolchain (empty: native).
-cross_compile_for() {
+# cache_key: the cache key of standard input, 16 hex digits of its
+# sha256 (a cached artefact is rebuilt when its inputs' key changes).
+cache_key() {
+	sha256sum | cut -c1-16
+}
+
+# The arch table, the one place that knows each kernel ARCH (arm64,
+# x86_64): arch_info ARCH FIELD prints
+#   uname     the machine name uname -m prints
+#   debarch   the Debian architecture (dpkg, apt)
+#   triplet   the GNU triplet: Debian's multiarch directory, the cross
+#             toolchain's prefix
+#   image     the boot image below a kernel build directory
+#   qemu      the QEMU system emulator
+#   qemupkg   the Debian package that ships it
+arch_info() {
 	case "$1" in
-	arm64)
-		[ "$(uname -m)" = aarch64 ] || printf 'aarch64-linux-gnu-'
-		;;
-	x86_64)
-		[ "$(uname -m)" = x86_64 ] || printf 'x86_64-linux-gnu-'
-		;;
-	*)
-		die "unsupported ARCH '$1' (arm64, x86_64)"
-		;;
+	arm64) set -- "$2" aarch64 arm64 aarch64-linux-gnu \
+		arch/arm64/boot/Image qemu-system-aarch64 qemu-system-arm ;;
+	x86_64) set -- "$2" x86_64 amd64 x86_64-linux-gnu \
+		arch/x86/boot/bzImage qemu-system-x86_64 qemu-system-x86 ;;
+	*) die "unsupported ARCH '$1' (arm64, x86_64)" ;;
+	esac
+	case "$1" in
+	uname) echo "$2" ;;
+	debarch) echo "$3" ;;
+	triplet) echo "$4" ;;
+	image) echo "$5" ;;
+	qemu) echo "$6" ;;
+	qemupkg) echo "$7" ;;
+	*) die "arch_info: unknown field '$1'" ;;
 	esac
 }
 
-# Kernel ARCH -> Debian architecture (dpkg, apt).
+# check_arch ARCH: exit with an error unless the table knows ARCH.
+check_arch() {
+	arch_info "$1" uname >/dev/null
+}
+
+# host_arch: the kernel ARCH of this machine (uname -m when the table does
+# not know it).
+host_arch() {
+	_ha=$(uname -m)
+	for _ha_a in arm64 x86_64; do
+		if [ "$(arch_info "$_ha_a" uname)" = "$_ha" ]; then
+			echo "$_ha_a"
+			return 0
+		fi
+	done
+	echo "$_ha"
+}
+
+# cross_compile_for ARCH: the prefix of ARCH's toolchain: empty on an ARCH
+# host (native), else the cross toolchain's (TRIPLET-).
+cross_compile_for() {
+	_cc_t=$(arch_info "$1" triplet) || exit 1
+	[ "$(uname -m)" = "$(arch_info "$1" uname)" ] || printf '%s-' "$_cc_t"
+}
+
+# guest_cc ARCH: the C compiler for ARCH's (static) guest programs: gcc on
+# an ARCH host, TRIPLET-gcc on any other.
+guest_cc() {
+	_gc=$(cross_compile_for "$1") || exit 1
+	echo "${_gc}gcc"
+}
+
+# debarch_of ARCH: ARCH's Debian architecture.
 debarch_of() {
-	case "$1" in
-	arm64) echo arm64 ;;
-	x86_64) echo amd64 ;;
-	*) die "unsupported ARCH '$1' (arm64, x86_64)" ;;
-	esac
+	arch_info "$1" debarch
+}
+
+# kernel_image_for ARCH: ARCH's boot image path inside a build directory.
+kernel_image_for() {
+	arch_info "$1" image
 }
 
 # deb_file DEBDIR PKG VERSION: the .deb of PKG at VERSION in DEBDIR (apt's
@@ -58,15 +110,6 @@ deb_file() {
 	done
 	[ -z "$_df_noglob" ] || set -f
 	printf '%s' "$_df"
-}
-
-# Kernel ARCH -> boot image path inside the build directory.
-kernel_image_for() {
-	case "$1" in
-	arm64) printf 'arch/arm64/boot/Image' ;;
-	x86_64) printf 'arch/x86/boot/bzImage' ;;
-	*) die "unsupported ARCH '$1' (arm64, x86_64)" ;;
-	esac
 }
 
 # private_apt_opts STATE DEBARCH: the apt-get/apt-cache options of a private

@@ -15,7 +15,7 @@ case $# in
 esac
 arch=$1 out=$2 testdir=${3:-}
 rig=$(cd "$(dirname "$0")" && pwd)
-cache=${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}
+cache=$(cache_dir)
 debs=$cache/debs/$arch
 [ -z "$testdir" ] || [ -d "$testdir" ] || die "no test directory $testdir"
 

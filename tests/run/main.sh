@@ -68,10 +68,7 @@ fail() {
 	exit 1
 }
 
-case "$arch" in
-arm64 | x86_64) ;;
-*) fail "unsupported ARCH '$arch' (arm64, x86_64)" ;;
-esac
+check_arch "$arch"
 case "$boot" in
 dracut | rig) ;;
 *) fail "unknown RUN_BOOT '$boot' (dracut, rig)" ;;
@@ -108,22 +105,14 @@ if [ "$boot" = dracut ]; then
 else
 	# The busybox initramfs has no C library for the package's tool: a
 	# static build of it.
-	rc=0
-	policy=$(tests/pg/build-policy.sh "$arch" "$BUILD/pg") || rc=$?
-	case $rc in
-	0) ;;
-	3)
-		step "policy/Makefile has no static target: running without preempt-policy"
-		policy=
-		;;
-	*) fail "static preempt-policy build failed" ;;
-	esac
+	policy=$(tests/initrd/build-policy.sh "$arch" "$BUILD/pg/preempt-policy-$arch") ||
+		fail "static preempt-policy build failed"
 	rm -rf "$tdir"
 	mkdir -p "$tdir"
 	cp tests/run/guest-main.sh "$tdir/run"
 	cp tests/pg/guest-lib.sh "$tdir/"
 	chmod 0755 "$tdir/run"
-	[ -z "$policy" ] || cp "$policy" "$tdir/preempt-policy"
+	cp "$policy" "$tdir/preempt-policy"
 	# The rig's busybox /init with the test directory, plus the
 	# PostgreSQL root fs appended.
 	step "initramfs (the rig's busybox one, RUN_BOOT=rig)"

@@ -31,10 +31,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 
 [ $# -eq 3 ] || die "usage: mkpgroot.sh ARCH DEB SB_MB"
 arch=$1 deb=$2 sb=$3
-case "$arch" in
-arm64 | x86_64) ;;
-*) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
-esac
+check_arch "$arch"
 [ -f "$deb" ] || die "no preempt-policy package '$deb'"
 case "$sb" in
 '' | *[!0-9]*) die "shared_buffers '$sb' is not a number of MB" ;;
@@ -57,7 +54,7 @@ key=$( {
 	cat "${pgrootfs%/*}/key" "$0" "$here/root-init" "$here/guest-main.sh" \
 		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh"
 	echo "$bb $sb"
-} | sha256sum | cut -c1-16)
+} | cache_key)
 if [ -f "$out/root.img" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
 	printf '%s\n' "$out/root.img"
 	exit 0

@@ -12,8 +12,6 @@
 # the unpatched tree's byte for byte (that option's line apart). The QEMU
 # fragments are checked the same way by every kernel build.
 . tests/lib/common.sh
-# shellcheck source=tests/rig/lib.sh
-. "$RIG/lib.sh"
 
 make -s patched-tree >/dev/null 2>&1 || { not_ok "prepare the patched tree"; exit 1; }
 pristine=$(pristine_tree)
@@ -111,11 +109,8 @@ for arch in arm64 x86_64; do
 done
 
 # Debian's own configurations of the pinned version.
-for debarch in amd64 arm64; do
-	case $debarch in
-	amd64) arch=x86_64 ;;
-	arm64) arch=arm64 ;;
-	esac
+for arch in x86_64 arm64; do
+	debarch=$(debarch_of "$arch")
 	if ! dir=$("$RIG/fetch-distro-config.sh" "$debarch" 2>"$work.err"); then
 		not_ok "Debian's $debarch kernel configurations: $(cat "$work.err")"
 		continue

@@ -24,7 +24,7 @@ fi
 for arch in ${HUGEWARN_ARCHES:-arm64 x86_64}; do
 	dir=$BUILD/hugewarn-$arch
 	rm -rf "$dir"
-	if ! tests/hugewarn/build.sh "$arch" "$dir" test "$ksrc" \
+	if ! tests/hugewarn/build.sh "$arch" "$dir" "$ksrc" \
 		>"$BUILD/hugewarn-build-$arch.log" 2>&1; then
 		not_ok "$arch build the shmem_hugepage_warn kselftest"
 		diag "$(tail -n 20 "$BUILD/hugewarn-build-$arch.log")"

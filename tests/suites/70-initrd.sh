@@ -471,7 +471,7 @@ fi
 
 bin=$work/arm64/preempt-policy
 if ! out=$("$T/build-policy.sh" arm64 "$bin" 2>&1); then
-	not_ok "arm64 static preempt-policy builds (make -C policy static CC=aarch64-linux-gnu-gcc)"
+	not_ok "arm64 static preempt-policy builds (make -C policy static CC=$(guest_cc arm64))"
 	diag "$out"
 else
 	g=$work/guest-arm64
