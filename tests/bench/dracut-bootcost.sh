@@ -22,7 +22,7 @@
 # guest's clock runs on while the host completes its I/O, so a host fsync
 # behind a guest flush (ext4's remount rw) put 12 to 100 ms of the host's
 # disk into single boots; without flushes reaching the host, boots of one
-# kind agree within a few ms. The root's /sbin/init (tests/initrd/root-init)
+# kind agree within a few ms. The root's /sbin/init (tests/rig/guest-init)
 # first reads CLOCK_BOOTTIME in ns (a static ovh-bench the image carries),
 # then the preemption mode: A must find none, B the kernel's lazy, which
 # proves that the hook ran in A and not in B. Under QEMU -icount

@@ -3,10 +3,12 @@
 #
 # mkroot.sh ARCH OUT.img FIXTURE [EXTRA]
 # An ext4 root file system image (mke2fs -d, no root privileges needed):
-# Debian's static busybox for ARCH, tests/initrd/root-init as /sbin/init,
-# an /etc/os-release, and the files of tests/initrd/roots/FIXTURE (its /etc); then the tree of
-# the directory EXTRA if given ("make bench" part (d) adds a static
-# usr/local/bin/ovh-bench, the clock root-init reads first).
+# Debian's static busybox for ARCH, the rig's init (tests/rig/guest-init)
+# as /sbin/init, an /etc/os-release, and the files of
+# tests/initrd/roots/FIXTURE (its /etc); then the tree of the directory
+# EXTRA if given ("make bench" part (d) adds a static
+# usr/local/bin/ovh-bench, the clock the init reads first). No guest
+# script: the init's report is the root's whole output.
 set -eu
 case $# in
 3 | 4) ;;
@@ -34,7 +36,7 @@ root=$stage/root
 mkdir -p "$root/bin" "$root/sbin" "$root/etc" "$root/proc" "$root/sys" \
 	"$root/dev" "$root/run" "$root/tmp" "$root/var/lib" "$root/sysroot"
 cp "$stage/x/bin/busybox" "$root/bin/busybox"
-cp "$here/root-init" "$root/sbin/init"
+cp "$rig/guest-init" "$root/sbin/init"
 chmod 0755 "$root/sbin/init"
 # An os-release: systemd's switch-root (initrd-switch-root.service of
 # the systemd-based dracut image) refuses a root without one ("does not

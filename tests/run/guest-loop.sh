@@ -4,8 +4,8 @@
 # Guest side of the loop test (tests/suites/85-loop.sh), one phase per boot
 # of the same PostgreSQL root (tests/run/mkpgroot.sh), booted through the
 # dracut initramfs whose pre-pivot hook runs preempt-policy on it first.
-# tests/run/root-init starts this script when the kernel command line has
-# RUN_LOOP=PHASE:
+# The root's /t/run (tests/run/guest-main.sh) runs this script, its /t/loop,
+# when the kernel command line has RUN_LOOP=PHASE:
 #
 # record  first boot: a site policy with a rule on a live fact
 #         (pg_live_fallbacks > 0 -> none), huge_pages = try in the cluster's

@@ -11,7 +11,8 @@
 #
 # Two ways in:
 # - the real root of tests/run/mkpgroot.sh, booted through the dracut
-#   initramfs (tests/run/root-init starts this script): the root carries a
+#   initramfs (its init, tests/rig/guest-init, starts /t/run, this script,
+#   after it printed its report of the boot): the root carries a
 #   Debian cluster, /etc/postgresql/15/main/postgresql.conf, with its
 #   shared_buffers and huge_pages = off, and no policy file; the
 #   initramfs already ran preempt-policy on it (the built-in policy). The server is started from that
@@ -28,7 +29,10 @@
 # before the opt-in rules are applied (1), RUN_PGSHM the opt-in PostgreSQL
 # rule's threshold (1GiB, the shipped one; make run scales it to the
 # guest's RAM as it does sysctl.vm.shmem_hugepage_warn_bytes=).
+# RUN_LOOP=PHASE runs the loop test's script instead (tests/suites/85-loop.sh,
+# /t/loop on the same root).
 cd "$(dirname "$0")" || exit 1
+[ -z "${RUN_LOOP:-}" ] || exec ./loop
 # shellcheck source=../pg/guest-lib.sh
 . ./guest-lib.sh
 

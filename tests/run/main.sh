@@ -165,17 +165,19 @@ if [ -n "$modes" ]; then
 else
 	echo "Preemption modes: no /sys/kernel/preempt/mode (unpatched kernel); debugfs: $(val preempt_debugfs)"
 fi
-if grep -q '^boot_mode ' "$out"; then
-	# The mode as the root's init saw it, before anything of the root ran.
-	bmode=$(val boot_mode | sed -n 's/^[^(]*(\([a-z]*\)).*/\1/p')
-	echo "Boot: dracut initramfs (\"$(sed -n 's/^boot_log dracut: //p' "$out" | head -n 1)\"), root=/dev/vda (ext4 on virtio-blk)"
+if grep -q '^mode-at-init: ' "$out"; then
+	# The mode as the root's init saw it, before anything of the root ran
+	# (the report of tests/rig/guest-init).
+	bmode=$(val mode-at-init: | sed -n 's/^[^(]*(\([a-z]*\)).*/\1/p')
+	klog=$(sed -n 's/^dmesg: \[[^]]*\] //p' "$out")
+	echo "Boot: dracut initramfs (\"$(printf '%s\n' "$klog" | sed -n 's/^dracut: //p' | head -n 1)\"), root=/dev/vda (ext4 on virtio-blk)"
 	echo
 	echo "0. At boot: the initramfs's pre-pivot hook, before the root's init"
 	echo "   $(val pgconf)"
 	echo "   preempt-policy in the kernel log:"
-	sed -n 's/^boot_log \(preempt-policy: .*\)/     \1/p' "$out"
+	printf '%s\n' "$klog" | sed -n 's/^\(preempt-policy: .*\)/     \1/p'
 	# Every preempt-policy line must come before the root's init started.
-	late=$(sed -n 's/^boot_log //p' "$out" |
+	late=$(printf '%s\n' "$klog" |
 		awk '/^rootinit: started/ { seen = 1 }
 		     /^preempt-policy: / { if (seen) late++; else early++ }
 		     END { print (seen ? 0 + early " " 0 + late : "noinit") }')
@@ -184,9 +186,9 @@ if grep -q '^boot_mode ' "$out"; then
 	*" 0") echo "   all ${late% *} lines were logged before the root's init started" ;;
 	*) echo "   WARNING: ${late#* } preempt-policy lines came after the root's init started" ;;
 	esac
-	echo "   /run/preempt-policy/status as the root sees it: $(val boot_status)"
-	bsrc=$(val boot_mode | sed -n 's/.*(\([a-z]*\))$/\1/p')
-	echo "   mode when the root's init started: ${bmode:-unknown} ($bsrc: \"$(val boot_mode | sed 's/ ([a-z]*)$//')\")"
+	echo "   /run/preempt-policy/status as the root sees it: $(val status:)"
+	bsrc=$(val mode-source:)
+	echo "   mode when the root's init started: ${bmode:-unknown} ($bsrc: \"$(val mode-at-init:)\")"
 fi
 echo
 echo "1. shared_buffers in 4 KiB pages (huge_pages=off)"

@@ -5,7 +5,8 @@
 # Build (or reuse) the real root file system "make run" boots into: an ext4
 # image (mke2fs -d, no root privileges needed) for virtio-blk with
 # - PostgreSQL 15 and pgbench for ARCH (tests/pg/mkrootfs.sh's root fs),
-# - Debian's static busybox and tests/run/root-init as /sbin/init,
+# - Debian's static busybox and the rig's init (tests/rig/guest-init) as
+#   /sbin/init,
 # - a Debian-layout cluster, /etc/postgresql/15/main/postgresql.conf, with
 #   shared_buffers = SB_MB MB and huge_pages = off (the data directory is
 #   created by initdb in the guest),
@@ -17,9 +18,10 @@
 #   the units and the drop-in for Debian's postgresql@.service in
 #   /lib/systemd/system, where the guest scripts read the command it runs
 #   after a cluster starts (no systemd here: the guest runs it),
-# - the guest scripts (tests/run/guest-main.sh as run, the loop test's
-#   tests/run/guest-loop.sh as loop, tests/pg/guest-lib.sh) in
-#   /usr/local/lib/preempt-run.
+# - the guest scripts in /t, where the init looks for /t/run:
+#   tests/run/guest-main.sh as run (with RUN_LOOP=PHASE on the command
+#   line it runs the loop test's instead), tests/run/guest-loop.sh as loop,
+#   tests/pg/guest-lib.sh.
 # Prints the image's path. The guest writes to its root, so boot a copy.
 #
 # Cached in $PREEMPT_CACHE/pgroot/ARCH, keyed by every input (the root
@@ -51,7 +53,7 @@ done
 [ -n "$bb" ] || die "no busybox-static .deb in $debs"
 
 key=$( {
-	cat "${pgrootfs%/*}/key" "$0" "$here/root-init" "$here/guest-main.sh" \
+	cat "${pgrootfs%/*}/key" "$0" "$top/tests/rig/guest-init" "$here/guest-main.sh" \
 		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh"
 	echo "$bb $sb"
 } | cache_key)
@@ -70,12 +72,12 @@ mkdir -p "$root"
 dpkg -x "$bb" "$stage/bb"
 mkdir -p "$root/bin" "$root/sbin" "$root/usr/sbin" "$root/proc" "$root/sys" \
 	"$root/dev" "$root/run" "$root/tmp" "$root/root" \
-	"$root/usr/local/lib/preempt-run" "$root/etc/postgresql/15/main"
+	"$root/t" "$root/etc/postgresql/15/main"
 chmod 1777 "$root/tmp"
 cp "$stage/bb/bin/busybox" "$root/bin/busybox"
-cp "$here/root-init" "$root/sbin/init"
+cp "$top/tests/rig/guest-init" "$root/sbin/init"
 chmod 0755 "$root/sbin/init"
-t=$root/usr/local/lib/preempt-run
+t=$root/t
 cp "$here/guest-main.sh" "$t/run"
 cp "$here/guest-loop.sh" "$t/loop"
 cp "$top/tests/pg/guest-lib.sh" "$t/"

@@ -21,7 +21,7 @@ check "initrd scripts are shellcheck clean (POSIX sh)" shellcheck -s sh \
 	initrd/dracut/55preempt-policy/preempt-policy-hook.sh \
 	initrd/initramfs-tools/hooks/preempt-policy \
 	initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
-	$T/*.sh $T/root-init $T/guest/run $T/guest/fault-* \
+	$T/*.sh $T/guest/run tests/rig/guest-init $T/guest/fault-* \
 	tests/suites/70-initrd.sh
 
 check "dracut's module-setup.sh is shellcheck clean (bash, as dracut runs it)" \

@@ -64,15 +64,16 @@ boot() {
 	return 1
 }
 
-# boot_mode PHASE: the mode the root's init saw first (tests/run/root-init)
+# boot_mode PHASE: the mode the root's init saw first (the report of
+# tests/rig/guest-init)
 boot_mode() {
-	val "$work/$1.out" boot_mode | sed -n 's/^[^(]*(\([a-z]*\)).*/\1/p'
+	val "$work/$1.out" mode-at-init: | sed -n 's/^[^(]*(\([a-z]*\)).*/\1/p'
 }
 
 # hook_lines PHASE: the initramfs's preempt-policy lines, all of which must
 # come before the root's init marked its start
 hook_lines() {
-	sed -n 's/^boot_log //p' "$work/$1.out" |
+	sed -n 's/^dmesg: \[[^]]*\] //p' "$work/$1.out" |
 		awk '/^rootinit: started/ { exit } /^preempt-policy: / { print }'
 }
 
