@@ -13,10 +13,10 @@
 # a directory in /tmp; the server listens on a Unix socket there only.
 BIN=${1:?usage: advise_real.sh BINARY [PG_BINDIR]}
 PGBIN=${2:-/usr/lib/postgresql/15/bin}
-N=0
-FAILED=0
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../tests/lib/tap.sh
+. "$HERE/../../tests/lib/tap.sh"
 # shellcheck source=policy/tests/pg_real_lib.sh
 . "$HERE/pg_real_lib.sh"
 pg_real_setup advise
@@ -31,12 +31,10 @@ echo "# free 2 MiB hugetlb pages on this host: $free (huge_pages=try falls back 
 point() {
 	args="-c huge_pages=try -c listen_addresses= -k $TMP -p 5432"  # the socket is in $TMP: no clash
 	for s in "$@"; do args="$args -c $s"; done
-	N=$((N + 1))
 	rm -f "$TMP/log"
 	if ! as_pg "$PGBIN/pg_ctl" -D "$TMP/data" -o "$args" -l "$TMP/log" -w \
 		start >/dev/null 2>&1; then
-		FAILED=$((FAILED + 1))
-		echo "not ok $N - $*: server did not start"
+		not_ok "$*: server did not start"
 		sed 's/^/# /' "$TMP/log" | tail -5
 		return
 	fi
@@ -55,16 +53,15 @@ print(c["hugepages_needed"], c["backing"])' "$TMP/advise.json" "$pid" 2>>"$TMP/e
 	backing=${tool#* }
 	tool=${tool% *}
 	if [ -n "$real" ] && [ "$tool" = "$real" ] && [ "$backing" = none ]; then
-		echo "ok $N - $*: server $real, advise $tool huge pages (segment in base pages)"
+		ok "$*: server $real, advise $tool huge pages (segment in base pages)"
 	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N - $*: server ${real:-?}, advise ${tool:-?} huge pages, backing ${backing:-?}"
+		not_ok "$*: server ${real:-?}, advise ${tool:-?} huge pages, backing ${backing:-?}"
 		sed 's/^/# /' "$TMP/err" | head -5
 	fi
 }
 
 if [ "$free" -gt 0 ]; then
-	echo "ok 1 - advise against the real server # SKIP $free free huge pages here: huge_pages=try would take them"
+	skip "advise against the real server" "$free free huge pages here: huge_pages=try would take them"
 	exit 0
 fi
 point shared_buffers=128MB
@@ -72,5 +69,4 @@ point shared_buffers=512MB
 point shared_buffers=1GB max_connections=1000
 point shared_buffers=1200MB
 point shared_buffers=256MB min_dynamic_shared_memory=64MB
-echo "1..$N"
-[ "$FAILED" -eq 0 ]
+tap_done

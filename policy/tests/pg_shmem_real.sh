@@ -12,9 +12,9 @@ BIN=${1:?usage: pg_shmem_real.sh BINARY [PG_BINDIR]}
 PGBIN=${2:-/usr/lib/postgresql/15/bin}
 HERE=$(cd "$(dirname "$0")" && pwd)
 KERNEL=$HERE/fixtures/patched
-N=0
-FAILED=0
 
+# shellcheck source=../../tests/lib/tap.sh
+. "$HERE/../../tests/lib/tap.sh"
 # shellcheck source=policy/tests/pg_real_lib.sh
 . "$HERE/pg_real_lib.sh"
 pg_real_setup pgshm
@@ -40,13 +40,11 @@ point() {
 import json, sys
 d = json.load(sys.stdin)
 print(d["clusters"][0]["hugepages_needed"])' 2>>"$TMP/err")
-	N=$((N + 1))
 	if [ -n "$real" ] && [ -n "$tool" ] && [ "$tool" -ge "$real" ] &&
 		[ $((tool * 100)) -le $((real * 102)) ]; then
-		echo "ok $N - $*: server $real, tool $tool huge pages"
+		ok "$*: server $real, tool $tool huge pages"
 	else
-		FAILED=$((FAILED + 1))
-		echo "not ok $N - $*: server ${real:-?}, tool ${tool:-?} huge pages"
+		not_ok "$*: server ${real:-?}, tool ${tool:-?} huge pages"
 		sed 's/^/# /' "$TMP/err" | head -5
 	fi
 }
@@ -68,5 +66,4 @@ point shared_buffers=256MB max_replication_slots=500
 point shared_buffers=256MB min_dynamic_shared_memory=64MB
 point shared_buffers=0x8000 max_connections=010000
 point shared_buffers=+131072 max_connections=0x200
-echo "1..$N"
-[ "$FAILED" -eq 0 ]
+tap_done

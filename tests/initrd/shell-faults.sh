@@ -35,6 +35,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 hook=$top/initrd/dracut/55preempt-policy/preempt-policy-hook.sh
 lib=$top/initrd/lib/preempt-policy-lib.sh
 cases="run-ro run-full run-notdir lib-absent lib-dir lib-broken tool-absent"
+# shellcheck source=../lib/tap.sh
+. "$top/tests/lib/tap.sh"
 
 # setup CASE P: the scratch tree for CASE in P (runs inside the
 # namespace, so its mounts vanish with it).
@@ -154,9 +156,9 @@ for sh in "$@"; do
 			why="no log line matching '$(expect "$c")'"
 		fi
 		if [ -z "$why" ]; then
-			echo "ok - hook sourced by ${sh##*/}, $c: the shell reaches its next line; $(cat "$d/out" "$d/err" | grep -o "$(expect "$c")" | head -n 1)"
+			ok "hook sourced by ${sh##*/}, $c: the shell reaches its next line; $(cat "$d/out" "$d/err" | grep -o "$(expect "$c")" | head -n 1)"
 		else
-			echo "not ok - hook sourced by ${sh##*/}, $c: $why"
+			not_ok "hook sourced by ${sh##*/}, $c: $why"
 			sed 's/^/#   /' "$d/out" "$d/err" | tail -n 20
 		fi
 	done

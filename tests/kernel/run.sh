@@ -49,7 +49,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 build() { # build DIR NAME SOURCE
 	mkdir -p "$work/$1"
-	cp "$here/$1/run" "$work/$1/"
+	cp "$here/$1/run" "$here/../lib/tap.sh" "$work/$1/"
 	$cc -static -O2 -Wall -D_GNU_SOURCE= -I "$st" -o "$work/$1/$2.$guest" "$3"
 }
 # ks_install: make -C tools/testing/selftests TARGETS=sched install, static
@@ -69,7 +69,7 @@ ks_install() {
 ks_dir() {
 	ks_install
 	mkdir -p "$work/$1"
-	cp "$here/kselftest/run" "$work/$1/"
+	cp "$here/kselftest/run" "$here/../lib/tap.sh" "$work/$1/"
 	cp -R "$work/ks" "$work/$1/ks"
 }
 

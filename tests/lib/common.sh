@@ -15,36 +15,8 @@ BUILD=${BUILD:-$TOP/build}
 PREEMPT_CACHE=$CACHE
 export PREEMPT_CACHE BUILD
 
-ok() {
-	echo "ok - $*"
-}
-
-not_ok() {
-	echo "not ok - $*"
-}
-
-skip() {
-	desc=$1
-	shift
-	echo "ok - $desc # SKIP $*"
-}
-
-diag() {
-	printf '%s\n' "$@" | sed 's/^/# /'
-}
-
-# check DESC COMMAND...: one TAP line for the command's exit status; on
-# failure its output becomes diagnostics.
-check() {
-	desc=$1
-	shift
-	if out=$("$@" 2>&1); then
-		ok "$desc"
-	else
-		not_ok "$desc"
-		printf '%s\n' "$out" | tail -n 40 | sed 's/^/#   /'
-	fi
-}
+# ok, not_ok, skip, diag, result, check, tap_done
+. tests/lib/tap.sh
 
 pristine_tree() {
 	cat "$BUILD/pristine.path"

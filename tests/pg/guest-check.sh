@@ -18,6 +18,8 @@
 # default 256), PG_T (seconds of simple-update, default 10).
 cd "$(dirname "$0")" || exit 1
 . ./guest-lib.sh
+# shellcheck source=../lib/tap.sh
+. ./tap.sh
 
 SB=${PG_SB:-256}
 T=${PG_T:-10}
@@ -25,8 +27,8 @@ T=${PG_T:-10}
 HP=$((SB / 2 + 40))
 
 echo "TAP version 13"
-t_diag "kernel $(uname -r) $(uname -m), $(grep -c ^processor /proc/cpuinfo) CPUs, $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) MiB, $(wc -l </etc/pg-rootfs.packages) packages, postgres $(postgres -V | sed 's/.* //')"
-t_diag "debugfs sched/preempt: $(cat "$DEBUGFS_MODE" 2>&1)" \
+diag "kernel $(uname -r) $(uname -m), $(grep -c ^processor /proc/cpuinfo) CPUs, $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) MiB, $(wc -l </etc/pg-rootfs.packages) packages, postgres $(postgres -V | sed 's/.* //')"
+diag "debugfs sched/preempt: $(cat "$DEBUGFS_MODE" 2>&1)" \
 	"sysfs kernel/preempt/mode: $(cat "$SYSFS_MODE" 2>&1)"
 
 # --- the mode interfaces ---------------------------------------------------------
@@ -35,22 +37,22 @@ grep -Eq '^(\[?[a-z]+\]? ?)+$' "$SYSFS_MODE" 2>/dev/null &&
 	for m in none voluntary full lazy; do
 		grep -Eqw "\\[?$m\\]?" "$SYSFS_MODE" || r=1
 	done || r=1
-t_ok $r "sysfs /sys/kernel/preempt/mode lists none voluntary full lazy" \
+result $r "sysfs /sys/kernel/preempt/mode lists none voluntary full lazy" \
 	"$(cat "$SYSFS_MODE" 2>&1)"
 r=0
 for m in none voluntary; do
 	grep -Eqw "\\(?$m\\)?" "$DEBUGFS_MODE" 2>/dev/null || r=1
 done
-t_ok $r "debugfs sched/preempt offers none and voluntary" \
+result $r "debugfs sched/preempt offers none and voluntary" \
 	"$(cat "$DEBUGFS_MODE" 2>&1)"
 
 # --- cluster ----------------------------------------------------------------------
 progress "initdb"
 r=0
 pg_init || r=1
-t_ok $r "initdb --locale=C -E UTF8" "$(cat /tmp/initdb.log)"
+result $r "initdb --locale=C -E UTF8" "$(cat /tmp/initdb.log)"
 if [ $r != 0 ]; then
-	echo "1..$tap_n"
+	tap_plan
 	exit 1
 fi
 
@@ -59,7 +61,7 @@ r=0
 [ -f "$WARN_BYTES" ] && [ "$(warn_count)" != NA ] &&
 	echo $((64 * 1024 * 1024)) >"$WARN_BYTES" 2>/dev/null &&
 	[ "$(cat "$WARN_BYTES")" = $((64 * 1024 * 1024)) ] || r=1
-t_ok $r "vm.shmem_hugepage_warn_bytes set to 64 MiB" \
+result $r "vm.shmem_hugepage_warn_bytes set to 64 MiB" \
 	"$(cd /proc/sys/vm && echo *; grep "^$WARN_EVENT" /proc/vmstat)"
 c0=$(warn_count)
 w0=$(warn_lines | wc -l)
@@ -69,10 +71,10 @@ pg_set huge_pages off
 progress "start (shared_buffers=${SB}MB, huge_pages=off)"
 r=0
 pg_start || r=1
-t_ok $r "server starts, shared_buffers=${SB}MB huge_pages=off" \
+result $r "server starts, shared_buffers=${SB}MB huge_pages=off" \
 	"$(cat /tmp/pg_ctl.out "$PGLOG")"
 if [ $r != 0 ]; then
-	echo "1..$tap_n"
+	tap_plan
 	exit 1
 fi
 pmpid=$(pg_postmaster_pid)
@@ -86,14 +88,14 @@ r=0
 printf '%s\n' "$new" |
 	grep -Eq "^shmem: postgres \\($pmpid\\): [0-9]+ MiB shared anonymous mapping populated with 4 KiB pages \\(shmem_enabled=never\\); huge pages: hugetlb \\(vm.nr_hugepages\\), THP \\(transparent_hugepage/shmem_enabled\\)$" ||
 	r=1
-t_ok $r "kernel reports once: postgres ($pmpid) shared anonymous mapping in 4 KiB pages, shmem_enabled=never, remedies" \
+result $r "kernel reports once: postgres ($pmpid) shared anonymous mapping in 4 KiB pages, shmem_enabled=never, remedies" \
 	"postmaster pid $pmpid; new kernel lines:
 $new"
-[ -z "$new" ] || t_diag "$(printf '%s\n' "$new" | head -n 2)"
+[ -z "$new" ] || diag "$(printf '%s\n' "$new" | head -n 2)"
 c1=$(warn_count)
 r=0
 [ "$c0" != NA ] && [ "$c1" != NA ] && [ "$c1" = $((c0 + 1)) ] || r=1
-t_ok $r "$WARN_EVENT in /proc/vmstat moved by 1 for the cluster's segment ($c0 -> $c1)"
+result $r "$WARN_EVENT in /proc/vmstat moved by 1 for the cluster's segment ($c0 -> $c1)"
 
 # --- the policy ------------------------------------------------------------------
 # The root has the package installed by dpkg (tests/pg/mkrootfs.sh ARCH
@@ -110,7 +112,7 @@ printf '%s' "$out" | grep -q '^install ok installed' && [ -x "$PP" ] &&
 	[ -f /etc/preempt-policy.conf ] &&
 	grep -qx '/etc/preempt-policy.conf' /var/lib/dpkg/info/preempt-policy.conffiles 2>/dev/null ||
 	r=1
-t_ok $r "preempt-policy package installed on the root: $PP, conffile /etc/preempt-policy.conf ($out)" \
+result $r "preempt-policy package installed on the root: $PP, conffile /etc/preempt-policy.conf ($out)" \
 	"$(ls -l "$PP" /etc/preempt-policy.conf /var/lib/dpkg/info/preempt-policy.* 2>&1)"
 mkdir -p /etc/preempt-policy.d
 # The package's policy plus where this cluster lives (not under
@@ -125,14 +127,14 @@ r=0
 # shipped policy has no rule: the mode stays.
 [ $rc = 0 ] && printf '%s\n' "$out" |
 	grep -q '^mode=keep (lazy) reason="no rule matched; default (/etc/preempt-policy.conf:[0-9]*)' || r=1
-t_ok $r "preempt-policy decide keeps lazy with the shipped policy after the kernel's warning (exit $rc)" "$out"
-t_diag "$out"
+result $r "preempt-policy decide keeps lazy with the shipped policy after the kernel's warning (exit $rc)" "$out"
+diag "$out"
 out=$($PP apply 2>&1)
 rc=$?
 r=0
 [ $rc = 0 ] && [ "$before" = "$(cat "$SYSFS_MODE" 2>&1)" ] &&
 	grep -qF '[lazy]' "$SYSFS_MODE" || r=1
-t_ok $r "preempt-policy apply without the opt-in keeps lazy (exit $rc, before: $before, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
+result $r "preempt-policy apply without the opt-in keeps lazy (exit $rc, before: $before, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
 # Opt in as the shipped file says: its commented rules, uncommented,
 # in a drop-in.
 sed -n 's/^#\(rule \)/\1/p' /tmp/preempt-policy.conf.dpkg >/etc/preempt-policy.d/50-postgresql.conf
@@ -143,25 +145,25 @@ r=0
 # > 0), so the warning rule picks none.
 [ $rc = 0 ] && printf '%s\n' "$out" |
 	grep -q '^mode=none reason="rule shm-hugepage-warnings (/etc/preempt-policy.d/50-postgresql.conf:2)' || r=1
-t_ok $r "preempt-policy decide with the opt-in drop-in picks none after the kernel's warning (exit $rc)" "$out"
-t_diag "$out"
+result $r "preempt-policy decide with the opt-in drop-in picks none after the kernel's warning (exit $rc)" "$out"
+diag "$out"
 out=$($PP apply 2>&1)
 rc=$?
 r=0
 [ $rc = 0 ] && grep -qF '[none]' "$SYSFS_MODE" || r=1
-t_ok $r "preempt-policy apply switches to none through the opt-in drop-in (exit $rc, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
-t_diag "$out"
+result $r "preempt-policy apply switches to none through the opt-in drop-in (exit $rc, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
+diag "$out"
 out=$($PP --json decide 2>&1)
 rc=$?
 r=0
 [ $rc = 0 ] && printf '%s' "$out" | grep -q '"mode"' || r=1
-t_ok $r "preempt-policy --json decide names a mode" "$out"
+result $r "preempt-policy --json decide names a mode" "$out"
 
 # --- pgbench under runtime mode switches ---------------------------------------------
 progress "pgbench -i -s 5"
 out=$(as_pg "pgbench -i -q -s 5 postgres" 2>&1)
 r=$?
-t_ok $r "pgbench -i -s 5" "$out"
+result $r "pgbench -i -s 5" "$out"
 
 mf=$(mode_file)
 mode0=$(mode_now "$mf")
@@ -183,10 +185,10 @@ f1=$(pg_failed "$out")
 f2=$(pg_failed "$out2")
 r=0
 [ $rc = 0 ] && [ "$f1" = 0 ] && [ -n "$(pg_tps "$out")" ] || r=1
-t_ok $r "simple-update -c 4 -j 2 -T $T: no failed transactions ($(pg_tps "$out") tps)" "$out"
+result $r "simple-update -c 4 -j 2 -T $T: no failed transactions ($(pg_tps "$out") tps)" "$out"
 r=0
 [ $rc2 = 0 ] && [ "$f2" = 0 ] && [ -n "$(pg_tps "$out2")" ] || r=1
-t_ok $r "tpcb-like -c 4 -j 2 -T 5: no failed transactions ($(pg_tps "$out2") tps)" "$out2"
+result $r "tpcb-like -c 4 -j 2 -T 5: no failed transactions ($(pg_tps "$out2") tps)" "$out2"
 
 nsw=$(grep -c ' ok$' /tmp/switch.log)
 nfail=$(grep -c ' fail$' /tmp/switch.log)
@@ -196,7 +198,7 @@ r=0
 for m in none voluntary full lazy; do
 	case " $seen" in *" $m "*) ;; *) r=1 ;; esac
 done
-t_ok $r "modes switched at runtime during pgbench through $mf: $nsw accepted, $nfail refused" \
+result $r "modes switched at runtime during pgbench through $mf: $nsw accepted, $nfail refused" \
 	"$(sort /tmp/switch.log | uniq -c)"
 
 # --- consistency -------------------------------------------------------------------
@@ -206,19 +208,19 @@ set -- $sums
 r=0
 [ $# = 4 ] && [ "$1" = "$4" ] && [ "$2" = "$3" ] &&
 	[ "$2" = $(($4 - h1)) ] || r=1
-t_ok $r "balances consistent: accounts = history = $4, tellers = branches = $2 (tpcb-like share)" \
+result $r "balances consistent: accounts = history = $4, tellers = branches = $2 (tpcb-like share)" \
 	"accounts tellers branches history: $sums; history after simple-update: $h1"
 n=$(q "SELECT count(*) FROM pgbench_accounts")
 r=0
 [ "$n" = 500000 ] || r=1
-t_ok $r "pgbench_accounts has 500000 rows" "$n"
+result $r "pgbench_accounts has 500000 rows" "$n"
 
 # --- once per segment: every backend populated it, one report -----------------------
 c4=$(warn_count)
 new=$(warn_lines | tail -n +$((w0 + 1)))
 r=0
 [ "$c4" = "$c1" ] && [ "$(printf '%s\n' "$new" | grep -c 'populated with')" = 1 ] || r=1
-t_ok $r "after pgbench's backends: still one report and $WARN_EVENT $c0 -> $c4 (once per segment)" \
+result $r "after pgbench's backends: still one report and $WARN_EVENT $c0 -> $c4 (once per segment)" \
 	"new kernel lines:
 $new"
 
@@ -228,14 +230,14 @@ r=0
 pg_stop fast || r=1
 state=$(pg_controldata "$PGDATA" 2>&1 | sed -n 's/^Database cluster state: *//p')
 [ "$state" = "shut down" ] || r=1
-t_ok $r "pg_ctl stop -m fast, cluster state '$state'" "$(cat /tmp/pg_ctl.out; tail -n 5 "$PGLOG")"
+result $r "pg_ctl stop -m fast, cluster state '$state'" "$(cat /tmp/pg_ctl.out; tail -n 5 "$PGLOG")"
 r=0
 pg_start || r=1
-t_ok $r "server restarts" "$(cat /tmp/pg_ctl.out; tail -n 10 "$PGLOG")"
+result $r "server restarts" "$(cat /tmp/pg_ctl.out; tail -n 10 "$PGLOG")"
 sums2=$(pg_sums)
 r=0
 [ "$sums2" = "$sums" ] || r=1
-t_ok $r "balances unchanged after restart" "before: $sums, after: $sums2"
+result $r "balances unchanged after restart" "before: $sums, after: $sums2"
 pg_stop fast
 
 # --- huge_pages=on: no warning ---------------------------------------------------------
@@ -246,7 +248,7 @@ w2=$(warn_lines | wc -l)
 progress "start with huge_pages=on, vm.nr_hugepages=$got"
 r=0
 pg_start || r=1
-t_ok $r "server starts with huge_pages=on (vm.nr_hugepages=$got)" \
+result $r "server starts with huge_pages=on (vm.nr_hugepages=$got)" \
 	"$(cat /tmp/pg_ctl.out; tail -n 10 "$PGLOG")"
 if [ $r = 0 ]; then
 	pmpid=$(pg_postmaster_pid)
@@ -257,18 +259,17 @@ if [ $r = 0 ]; then
 		END {print s + 0}' /proc/meminfo)
 	r=0
 	[ "$held" -ge $((SB / 2)) ] && [ "$hkb" -gt 0 ] || r=1
-	t_ok $r "shared memory in hugetlb pages ($held of $got in use or reserved, postmaster Shared_Hugetlb ${hkb} kB)" \
+	result $r "shared memory in hugetlb pages ($held of $got in use or reserved, postmaster Shared_Hugetlb ${hkb} kB)" \
 		"$(grep -i huge /proc/meminfo)"
 	c3=$(warn_count)
 	new=$(warn_lines | tail -n +$((w2 + 1)))
 	r=0
 	[ "$c2" != NA ] && [ "$c3" = "$c2" ] && [ -z "$new" ] || r=1
-	t_ok $r "no huge-page warning with huge_pages=on (count $c2 -> $c3)" "$new"
+	result $r "no huge-page warning with huge_pages=on (count $c2 -> $c3)" "$new"
 	r=0
 	pg_stop fast || r=1
-	t_ok $r "pg_ctl stop -m fast" "$(cat /tmp/pg_ctl.out)"
+	result $r "pg_ctl stop -m fast" "$(cat /tmp/pg_ctl.out)"
 fi
 hugepages_reserve 0 >/dev/null
 
-echo "1..$tap_n"
-[ "$tap_fails" = 0 ]
+tap_done

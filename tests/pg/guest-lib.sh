@@ -27,30 +27,7 @@ WARN_BYTES=/proc/sys/vm/shmem_hugepage_warn_bytes
 # The report's counter: an event in /proc/vmstat (patches/mm)
 WARN_EVENT=shmem_hugepage_warn
 
-# --- TAP -------------------------------------------------------------------------
-tap_n=0
-tap_fails=0
-
-# t_ok RESULT DESC [DIAG]: RESULT 0 is a pass; DIAG (multi-line) on failure
-t_ok() {
-	tap_n=$((tap_n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $tap_n - $2"
-	else
-		tap_fails=$((tap_fails + 1))
-		echo "not ok $tap_n - $2"
-		[ -z "${3:-}" ] || printf '%s\n' "$3" | tail -n 30 | sed 's/^/#   /'
-	fi
-}
-
-t_skip() {
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - $1 # SKIP $2"
-}
-
-t_diag() {
-	printf '%s\n' "$@" | sed 's/^/# /'
-}
+# TAP: tests/lib/tap.sh, sourced by the scripts that print it.
 
 # progress MSG: a line for the host while a slow step runs
 progress() {

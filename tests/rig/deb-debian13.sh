@@ -88,16 +88,8 @@ cp "$deb12" "$w/d12/"
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
 
-t=0
-result() {
-	t=$((t + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $t - $2"
-	else
-		echo "not ok $t - $2"
-		[ -z "${3:-}" ] || printf '%s\n' "$3" | tail -n 30 | sed 's/^/#   /'
-	fi
-}
+# shellcheck source=../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 echo "TAP version 13"
 echo "# Debian $(cat "$root/etc/debian_version") chroot, $arch"
@@ -169,4 +161,4 @@ gone:
 $gone"
 done
 rm -f "$root/usr/sbin/policy-rc.d"
-echo "1..$t"
+tap_done

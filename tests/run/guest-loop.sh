@@ -29,6 +29,8 @@
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../pg/guest-lib.sh
 . ./guest-lib.sh
+# shellcheck source=../lib/tap.sh
+. ./tap.sh
 
 PGCONF=/etc/postgresql/$PGVER/main/postgresql.conf
 PGCONFDIR=${PGCONF%/*}
@@ -51,7 +53,7 @@ backing() {
 start_cluster() {
 	say "starting PostgreSQL ($1)"
 	if ! pg_start; then
-		t_ok 1 "PostgreSQL starts ($1)" "$(tail -n 10 "$PGLOG")"
+		result 1 "PostgreSQL starts ($1)" "$(tail -n 10 "$PGLOG")"
 		return 1
 	fi
 	pid=$(pg_postmaster_pid)
@@ -68,7 +70,7 @@ case "${RUN_LOOP:-}" in
 record)
 	say "initdb"
 	if ! pg_init; then
-		t_ok 1 "initdb" "$(tail -n 5 /tmp/initdb.log)"
+		result 1 "initdb" "$(tail -n 5 /tmp/initdb.log)"
 		exit 1
 	fi
 	pg_set huge_pages try
@@ -78,26 +80,26 @@ record)
 	echo "loop_pool $got"
 	default=$(mode_now)
 	start_cluster "huge_pages=try, vm.nr_hugepages=$got" || exit 1
-	t_ok "$([ "$(backing "$pid")" = base ] && echo 0 || echo 1)" \
+	result "$([ "$(backing "$pid")" = base ] && echo 0 || echo 1)" \
 		"huge_pages=try with $got hugetlb pages: the server fell back to base pages (smaps)"
 	out=$(preempt-policy explain 2>&1)
-	t_ok "$(printf '%s\n' "$out" | grep -Eq '^ *pg_live_fallbacks +1 ' && echo 0 || echo 1)" \
+	result "$(printf '%s\n' "$out" | grep -Eq '^ *pg_live_fallbacks +1 ' && echo 0 || echo 1)" \
 		"explain sees the fallback as a live fact (pg_live_fallbacks 1)" "$out"
 	out=$(after_start)
 	rc=$?
 	printf '%s\n' "$out" | sed 's/^/loop_record /'
-	t_ok "$([ "$rc" = 0 ] && [ "$(state_line mode)" = none ] &&
+	result "$([ "$rc" = 0 ] && [ "$(state_line mode)" = none ] &&
 		grep -q '^cluster=' "$STATE" && echo 0 || echo 1)" \
 		"after-start (record, the default) keeps none for the next boot in $STATE" \
 		"exit $rc: $out$(cat "$STATE" 2>&1)"
-	t_ok "$([ "$(mode_now)" = "$default" ] && echo 0 || echo 1)" \
+	result "$([ "$(mode_now)" = "$default" ] && echo 0 || echo 1)" \
 		"after-start = record leaves the running mode alone ($default)" "mode now $(mode_now)"
 	echo "after-start = apply" >"$APPLY"
 	out=$(after_start)
 	rc=$?
 	printf '%s\n' "$out" | sed 's/^/loop_apply /'
 	log=$(dmesg | grep 'preempt-policy: switched from' | tail -n 1)
-	t_ok "$([ "$rc" = 0 ] && [ "$(mode_now)" = none ] &&
+	result "$([ "$rc" = 0 ] && [ "$(mode_now)" = none ] &&
 		[ -n "$log" ] && echo 0 || echo 1)" \
 		"after-start = apply switches the running kernel to none and logs why" \
 		"exit $rc, mode $(mode_now): $out"
@@ -107,21 +109,21 @@ record)
 	;;
 state)
 	start_cluster "huge_pages=try, nothing reserved" || exit 1
-	t_ok "$([ "$(backing "$pid")" = base ] && echo 0 || echo 1)" \
+	result "$([ "$(backing "$pid")" = base ] && echo 0 || echo 1)" \
 		"the cluster still runs in base pages"
 	adv=$(preempt-policy advise 2>&1)
 	printf '%s\n' "$adv" | sed 's/^/loop_advise /'
 	need=$(printf '%s\n' "$adv" | sed -n 's/^  huge pages needed: \([0-9]*\) .*/\1/p' | head -n 1)
 	pg_stop fast
 	real=$(as_pg "postgres -C shared_memory_size_in_huge_pages -D $PGCONFDIR" 2>&1)
-	t_ok "$([ -n "$need" ] && [ "$need" = "$real" ] && echo 0 || echo 1)" \
+	result "$([ -n "$need" ] && [ "$need" = "$real" ] && echo 0 || echo 1)" \
 		"advise names ${need:-?} huge pages; the server's shared_memory_size_in_huge_pages is $real"
 	line=$(printf '%s\n' "$adv" | grep "> $SYSCTL" | sed 's/^ *reboot=[a-z]* *//; s/ *#.*//')
 	echo "loop_paste $line"
 	# procps owns /etc/sysctl.d on Debian; this root has no procps
 	mkdir -p "${SYSCTL%/*}"
 	eval "$line"
-	t_ok "$([ -n "$line" ] && grep -q "^vm.nr_hugepages = ${need:-x}\$" "$SYSCTL" &&
+	result "$([ -n "$line" ] && grep -q "^vm.nr_hugepages = ${need:-x}\$" "$SYSCTL" &&
 		echo 0 || echo 1)" \
 		"advise's sysctl.d line, pasted, reserves $need pages at the next boot" \
 		"pasted: $line; $(cat "$SYSCTL" 2>&1)"
@@ -131,22 +133,21 @@ expire)
 	got=$(cat /proc/sys/vm/nr_hugepages)
 	want=$(sed -n 's/^vm.nr_hugepages = //p' "$SYSCTL")
 	echo "loop_pool $got"
-	t_ok "$([ -n "$want" ] && [ "$got" = "$want" ] && echo 0 || echo 1)" \
+	result "$([ -n "$want" ] && [ "$got" = "$want" ] && echo 0 || echo 1)" \
 		"the pasted $SYSCTL reserves its pages at boot ($got of ${want:-?})"
 	start_cluster "huge_pages=try, vm.nr_hugepages=$got" || exit 1
-	t_ok "$([ "$(backing "$pid")" = hugetlb ] && echo 0 || echo 1)" \
+	result "$([ "$(backing "$pid")" = hugetlb ] && echo 0 || echo 1)" \
 		"the cluster runs in hugetlb pages (smaps Shared_Hugetlb $(smaps_kb "$pid" Shared_Hugetlb) kB)"
 	out=$(after_start)
 	rc=$?
 	printf '%s\n' "$out" | sed 's/^/loop_record /'
-	t_ok "$([ "$rc" = 0 ] && [ ! -e "$STATE" ] && echo 0 || echo 1)" \
+	result "$([ "$rc" = 0 ] && [ ! -e "$STATE" ] && echo 0 || echo 1)" \
 		"after-start removes the state once the cluster has its pages" "exit $rc: $out"
 	pg_stop fast
 	;;
 *)
-	t_ok 1 "RUN_LOOP is record, state or expire, not '${RUN_LOOP:-}'"
+	result 1 "RUN_LOOP is record, state or expire, not '${RUN_LOOP:-}'"
 	;;
 esac
 sync
-echo "1..$tap_n"
-[ "$tap_fails" -eq 0 ]
+tap_done

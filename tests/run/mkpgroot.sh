@@ -54,7 +54,7 @@ done
 
 key=$( {
 	cat "${pgrootfs%/*}/key" "$0" "$top/tests/rig/guest-init" "$here/guest-main.sh" \
-		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh"
+		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh" "$top/tests/lib/tap.sh"
 	echo "$bb $sb"
 } | cache_key)
 if [ -f "$out/root.img" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
@@ -80,7 +80,7 @@ chmod 0755 "$root/sbin/init"
 t=$root/t
 cp "$here/guest-main.sh" "$t/run"
 cp "$here/guest-loop.sh" "$t/loop"
-cp "$top/tests/pg/guest-lib.sh" "$t/"
+cp "$top/tests/pg/guest-lib.sh" "$top/tests/lib/tap.sh" "$t/"
 chmod 0755 "$t/run" "$t/loop"
 
 # The cluster as Debian's pg_createcluster lays it out: configuration in

@@ -39,7 +39,7 @@ diag "PostgreSQL root fs for $arch with $(basename "$deb") installed ($(du -m "$
 rm -rf "$tdir"
 mkdir -p "$tdir"
 cp tests/pg/guest-check.sh "$tdir/run"
-cp tests/pg/guest-lib.sh "$tdir/"
+cp tests/pg/guest-lib.sh tests/lib/tap.sh "$tdir/"
 chmod 0755 "$tdir/run"
 
 start=$(date +%s)
