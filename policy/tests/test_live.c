@@ -254,10 +254,11 @@ static void test_parse_maps_line(void **state)
 	assert_false(parse_maps_line("-2000 rw-s 0 00:01 1 /x", &e));
 }
 
-static int scan_text(const char *text, unsigned long long start,
-		     struct live_shm *s)
+/* smaps text of @len bytes, which may hold NUL bytes. */
+static int scan_bytes(const char *text, size_t len, unsigned long long start,
+		      struct live_shm *s)
 {
-	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	FILE *in = fmemopen((void *)text, len, "r");
 	int err;
 
 	assert_non_null(in);
@@ -266,6 +267,12 @@ static int scan_text(const char *text, unsigned long long start,
 	err = smaps_scan(in, s);
 	fclose(in);
 	return err;
+}
+
+static int scan_text(const char *text, unsigned long long start,
+		     struct live_shm *s)
+{
+	return scan_bytes(text, strlen(text), start, s);
 }
 
 static void test_smaps_scan(void **state)
@@ -300,21 +307,6 @@ static void test_smaps_scan(void **state)
 	assert_int_equal(s.rss, 0);
 	assert_int_equal(scan_text(text, 0x2000, &s), -ENOENT);
 	assert_false(s.smaps_read);
-}
-
-/* smaps text of @len bytes, which may hold NUL bytes. */
-static int scan_bytes(const char *text, size_t len, unsigned long long start,
-		      struct live_shm *s)
-{
-	FILE *in = fmemopen((void *)text, len, "r");
-	int err;
-
-	assert_non_null(in);
-	memset(s, 0, sizeof(*s));
-	s->start = start;
-	err = smaps_scan(in, s);
-	fclose(in);
-	return err;
 }
 
 /*
