@@ -119,16 +119,21 @@ mkdir -p /etc/preempt-policy.d
 # /etc/postgresql here), as an admin edits the conffile.
 cp /etc/preempt-policy.conf /tmp/preempt-policy.conf.dpkg
 echo "pgdata = $PGDATA" >>/etc/preempt-policy.conf
+# decide_expects PATTERN DESC: preempt-policy decide exits 0 and prints a
+# line matching PATTERN (grep BRE).
+decide_expects() {
+	out=$($PP decide 2>&1)
+	rc=$?
+	r=0
+	[ $rc = 0 ] && printf '%s\n' "$out" | grep -q "$1" || r=1
+	result $r "$2 (exit $rc)" "$out"
+	diag "$out"
+}
 before=$(cat "$SYSFS_MODE" 2>&1)
-out=$($PP decide 2>&1)
-rc=$?
-r=0
 # The kernel warned and shared_buffers is in 4 KiB pages, but the
 # shipped policy has no rule: the mode stays.
-[ $rc = 0 ] && printf '%s\n' "$out" |
-	grep -q '^mode=keep (lazy) reason="no rule matched; default (/etc/preempt-policy.conf:[0-9]*)' || r=1
-result $r "preempt-policy decide keeps lazy with the shipped policy after the kernel's warning (exit $rc)" "$out"
-diag "$out"
+decide_expects '^mode=keep (lazy) reason="no rule matched; default (/etc/preempt-policy.conf:[0-9]*)' \
+	"preempt-policy decide keeps lazy with the shipped policy after the kernel's warning"
 out=$($PP apply 2>&1)
 rc=$?
 r=0
@@ -138,15 +143,10 @@ result $r "preempt-policy apply without the opt-in keeps lazy (exit $rc, before:
 # Opt in as the shipped file says: its commented rules, uncommented,
 # in a drop-in.
 sed -n 's/^#\(rule \)/\1/p' /tmp/preempt-policy.conf.dpkg >/etc/preempt-policy.d/50-postgresql.conf
-out=$($PP decide 2>&1)
-rc=$?
-r=0
 # shared_buffers is below the 1GiB rule; the kernel warned (counter
 # > 0), so the warning rule picks none.
-[ $rc = 0 ] && printf '%s\n' "$out" |
-	grep -q '^mode=none reason="rule shm-hugepage-warnings (/etc/preempt-policy.d/50-postgresql.conf:2)' || r=1
-result $r "preempt-policy decide with the opt-in drop-in picks none after the kernel's warning (exit $rc)" "$out"
-diag "$out"
+decide_expects '^mode=none reason="rule shm-hugepage-warnings (/etc/preempt-policy.d/50-postgresql.conf:2)' \
+	"preempt-policy decide with the opt-in drop-in picks none after the kernel's warning"
 out=$($PP apply 2>&1)
 rc=$?
 r=0
