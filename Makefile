@@ -100,7 +100,7 @@ policy:
 	@$(MAKE) -s -C policy
 
 run: deps kernel-$(ARCH)-patched policy
-	@tests/run/main.sh $(ARCH)
+	@tests/demo/main.sh $(ARCH)
 
 check: deps
 	@tests/check.sh
@@ -113,7 +113,7 @@ bench: deps
 # switches; x86_64 switches take about a second each under TCG.
 check-debug: deps kernel-$(ARCH)-debug
 	@SWITCHES=$${SWITCHES:-3000} \
-		tests/kernel/run.sh -k $(PATCHED_TREE) \
+		tests/kernel/mode-guests.sh -k $(PATCHED_TREE) \
 		$(ARCH) $(OBJ)/$(ARCH)-debug/$(shell $(RIGLIB) kernel_image_for $(ARCH)) \
 		boot stress
 

@@ -11,35 +11,37 @@ cd "$top" || exit 2
 rig=$top/tests/rig
 pinned=$(sed -n 's/^VERSION=//p' configs/linux-source.lock)
 
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+
+echo "TAP version 13"
 offered=$("$rig/fetch-tree.sh" --list) || {
-	echo "not ok 1 - list the linux-source-7.* versions offered"
+	not_ok "list the linux-source-7.* versions offered"
+	tap_done
 	exit 1
 }
-echo "TAP version 13"
-echo "1..$(printf '%s\n' "$offered" | wc -l)"
-n=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '%s\n' "$offered" | while read -r package version; do
-	n=$((n + 1))
-	tree=$("$rig/fetch-tree.sh" --version "$version" 2>"$tmp/err") || {
-		echo "not ok $n - $package $version: download failed"
-		sed 's/^/#   /' "$tmp/err"
+printf '%s\n' "$offered" >"$tmp/offered"
+while read -r package version; do
+	if ! tree=$("$rig/fetch-tree.sh" --version "$version" 2>"$tmp/err"); then
+		not_ok "$package $version: download failed"
+		tap_indent 40 "$(cat "$tmp/err")"
 		continue
-	}
+	fi
 	if "$rig/prepare-tree.sh" "$tree" "$tmp/linux" patches >"$tmp/log" 2>&1; then
 		if [ -s "$tmp/log" ]; then
-			echo "ok $n - $package $version applies (with offsets)"
+			ok "$package $version applies (with offsets)"
 		else
-			echo "ok $n - $package $version applies cleanly"
+			ok "$package $version applies cleanly"
 		fi
 	else
-		echo "not ok $n - $package $version does not apply"
+		not_ok "$package $version does not apply"
 	fi
-	sed 's/^/#   /' "$tmp/log"
+	tap_indent 1000 "$(cat "$tmp/log")"
 	rm -rf "$tmp/linux"
 	if [ "$version" != "$pinned" ] && [ "${KEEP_TREES:-0}" != 1 ]; then
 		rm -rf "$(dirname "$tree")"
 	fi
-done | tee "$tmp/tap"
-! grep -q '^not ok' "$tmp/tap"
+done <"$tmp/offered"
+tap_done

@@ -140,17 +140,17 @@ kernel_for() { # VARIANT -> image, built if missing
 	printf '%s' "$k"
 }
 
-# tdir NAME GUEST-SCRIPT: a test directory with the script as run
+# tdir NAME GUEST-SCRIPT: a test directory with the script as guest.sh
 tdir() {
 	d=$out/t-$1
 	rm -rf "$d"
 	mkdir -p "$d"
 	# The command line cannot carry spaces: the guest scripts read "_"
 	# in list values (B_PROCS=4_8_16) as one.
-	cp "tests/bench/$2" "$d/run"
+	cp "tests/bench/$2" "$d/guest.sh"
 	cp "tests/bench/$2" tests/pg/guest-lib.sh "$d/"
 	cp "$bin"/* "$d/"
-	chmod 0755 "$d/run"
+	chmod 0755 "$d/guest.sh"
 	printf '%s' "$d"
 }
 

@@ -100,7 +100,7 @@ while [ "$i" -le "$rounds" ]; do
 		o=$dir/$which-$i.out
 		cp --sparse=always "$dir/root.img" "$dir/disk.img"
 		rc=0
-		"$top/tests/rig/guest-run.sh" --arch "$arch" --kernel "$kernel" \
+		"$top/tests/rig/launch-vm.sh" --arch "$arch" --kernel "$kernel" \
 			--smp "$smp" --mem 512 --icount --timeout 600 \
 			--initrd "$dir/dracut-$which.img" --disk "$dir/disk.img" \
 			--disk-cache unsafe \

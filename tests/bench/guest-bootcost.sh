@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of "make bench" part (d) (/t/run, busybox sh, booted with QEMU
+# Guest side of "make bench" part (d) (/t/guest.sh, busybox sh, booted with QEMU
 # -icount): what the boot-time policy adds to a boot. Guest time under
 # -icount counts instructions, so both figures are deterministic costs.
 #   BOOT_NS    CLOCK_BOOTTIME when this script starts: kernel start to the
@@ -27,7 +27,7 @@
 #              preempt-policy --dry-run apply alone, right after (warm).
 # Output:
 #   boot POLICY_NS BOOT_NS MODE_AFTER TOOL_EXIT TOOL_NS
-# Run from the guest-run.sh command line as one boot per sample.
+# Run from the launch-vm.sh command line as one boot per sample.
 t_boot=$(./ovh-bench now)
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../pg/guest-lib.sh

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of "make bench" part "mechanism" (/t/run, busybox sh, booted
+# Guest side of "make bench" part "mechanism" (/t/guest.sh, busybox sh, booted
 # with QEMU -icount: guest time counts instructions, so runs repeat). Where
 # is a lock holder scheduled out, by preemption mode x memory backing?
 # slock-bench --trace counts it from the kernel's sched_switch events (see

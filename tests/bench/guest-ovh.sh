@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of "make bench" part (c) (/t/run, busybox sh, booted with
+# Guest side of "make bench" part (c) (/t/guest.sh, busybox sh, booted with
 # QEMU -icount): kernel-path loops in each of B_MODES, for the
 # patched-vs-unpatched overhead ratio. One warm-up pass, then B_REPS rounds
 # with every (test, mode) once per round. Output, one line per run:

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of "make bench" part (b) (/t/run, busybox sh, with the
+# Guest side of "make bench" part (b) (/t/guest.sh, busybox sh, with the
 # PostgreSQL root fs): pgbench simple-update at a scale whose data exceeds
 # shared_buffers, by preemption mode (switched at runtime) x huge pages
 # (off: 4 KiB pages; thp: shmem_enabled=always, huge_pages=off; hugetlb:

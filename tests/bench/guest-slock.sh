@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of "make bench" part (a) (/t/run, busybox sh): the s_lock
+# Guest side of "make bench" part (a) (/t/guest.sh, busybox sh): the s_lock
 # microbenchmark by preemption mode x huge pages x workers, modes switched
 # at runtime, all in this one boot. One warm-up run per mapping, then B_REPS
 # rounds; inside a round every (mapping, procs, mode) runs once, so slow

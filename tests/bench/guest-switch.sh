@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of "make bench" part (e) (/t/run, busybox sh, PostgreSQL root
+# Guest side of "make bench" part (e) (/t/guest.sh, busybox sh, PostgreSQL root
 # fs, multi-threaded TCG): what a runtime mode switch costs a running
 # pgbench. simple-update runs B_SECS seconds with -P 1 --progress-timestamp
 # (per-second tps, stamped with the guest's CLOCK_REALTIME) while a

@@ -98,9 +98,9 @@ guest_dir() { # ARCH: test directory with the guest script and static tools
 	mkdir -p "$gd" "$bin"
 	make -s -C tests/bench O="$bin" CC="$(guest_cc "$1")" LDFLAGS=-static >&2 ||
 		fail "static slock-bench build for $1 failed"
-	cp tests/bench/guest-mech.sh "$gd/run"
+	cp tests/bench/guest-mech.sh "$gd/guest.sh"
 	cp tests/pg/guest-lib.sh "$bin/slock-bench" "$bin/ovh-bench" "$gd/"
-	chmod 0755 "$gd/run"
+	chmod 0755 "$gd/guest.sh"
 	printf '%s' "$gd"
 }
 

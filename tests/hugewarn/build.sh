@@ -4,9 +4,9 @@
 # build.sh ARCH OUTDIR [KSRC]
 # Compile the mm kselftest shmem_hugepage_warn of the patched tree KSRC
 # (default $PREEMPT_CACHE/trees/patched) as a static program for ARCH
-# (arm64, x86_64) into OUTDIR and install the guest script as OUTDIR/run.
+# (arm64, x86_64) into OUTDIR and install the guest script as OUTDIR/guest.sh.
 # Then boot it with
-#   tests/rig/guest-run.sh --arch ARCH --kernel IMAGE OUTDIR
+#   tests/rig/launch-vm.sh --arch ARCH --kernel IMAGE OUTDIR
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../rig/lib.sh"
@@ -22,5 +22,5 @@ st=$ksrc/tools/testing/selftests
 mkdir -p "$out"
 $cc -static -O2 -Wall -Wextra -I "$st/mm" -o "$out/shmem_hugepage_warn" \
 	"$st/mm/shmem_hugepage_warn.c"
-cp "$here/run" "$out/run"
-chmod 0755 "$out/run"
+cp "$here/guest.sh" "$out/guest.sh"
+chmod 0755 "$out/guest.sh"

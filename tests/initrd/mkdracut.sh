@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkdracut.sh [--arch ARCH] [--without-policy] [--systemd] [--cmdline WORDS]
-#             OUT.img BINARY|PACKAGE.deb [CONFDIR]
+# mkdracut.sh [--arch ARCH] [--sysroot DIR] [--without-policy] [--systemd]
+#             [--cmdline WORDS] OUT.img BINARY|PACKAGE.deb [CONFDIR]
 # Build a real dracut initramfs with the host's dracut, holding the
 # 55preempt-policy module and the tool, and the policy from CONFDIR
 # (preempt-policy.conf, preempt-policy.d/) if given. Modules: base,
@@ -26,6 +26,10 @@
 # --cmdline WORDS: dracut --kernel-cmdline, which the image keeps in
 # /etc/cmdline.d/01-default.conf (read by dracut-lib's getarg).
 #
+# --sysroot DIR: the ARCH sysroot mksysroot.sh printed, for a caller that
+# has asked for it already (its key is part of the caller's cache key);
+# without it mkdracut.sh asks mksysroot.sh itself.
+#
 # --without-policy: the same image without 55preempt-policy (modules base
 # and rootfs-block only, same dracut, sysroot and options): the baseline
 # of "make bench" part (d), which boots both and times the difference.
@@ -47,7 +51,7 @@
 # module), an empty --confdir, its own --tmpdir and --no-kernel (the test
 # kernels have virtio-blk, ext4 and devtmpfs built in).
 set -eu
-usage="usage: mkdracut.sh [--arch arm64|x86_64] [--without-policy] [--systemd] [--cmdline WORDS] OUT.img BINARY|PACKAGE.deb [CONFDIR]"
+usage="usage: mkdracut.sh [--arch arm64|x86_64] [--sysroot DIR] [--without-policy] [--systemd] [--cmdline WORDS] OUT.img BINARY|PACKAGE.deb [CONFDIR]"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/initrd
 hostdracut=/usr/lib/dracut
@@ -58,11 +62,19 @@ arch=$hostarch
 modules="base rootfs-block preempt-policy"
 omit="systemd dracut-systemd plymouth i18n"
 cmdline=
+cached=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch)
 		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 		arch=$2
+		shift 2
+		;;
+	--sysroot)
+		[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		cached=$2
+		[ -d "$cached/usr/lib/dracut" ] ||
+			{ echo "mkdracut.sh: --sysroot $cached is not a sysroot with dracut" >&2; exit 2; }
 		shift 2
 		;;
 	--without-policy)
@@ -131,7 +143,7 @@ if [ "$arch" = "$hostarch" ]; then
 	ppbin=$bin
 	ppconf=${confdir:-$work/empty}
 else
-	cached=$("$here/mksysroot.sh" "$arch") || {
+	[ -n "$cached" ] || cached=$("$here/mksysroot.sh" "$arch") || {
 		echo "mkdracut.sh: the $arch sysroot could not be built (mksysroot.sh $arch)" >&2
 		exit 1
 	}

@@ -19,25 +19,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 rig=$here/../rig
 # shellcheck source=tests/rig/lib.sh
 . "$rig/lib.sh"
-cache=$(cache_dir)
-debs=$cache/debs/$arch
 [ -d "$here/roots/$fixture" ] || { echo "mkroot.sh: no fixture $fixture" >&2; exit 2; }
 [ -z "$extra" ] || [ -d "$extra" ] || { echo "mkroot.sh: no directory $extra" >&2; exit 2; }
 
-"$rig/fetch-debs.sh" "$arch" "$debs" busybox-static
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-deb=
-for f in "$debs"/busybox-static_*.deb; do
-	deb=$f
-done
-dpkg -x "$deb" "$stage/x"
 root=$stage/root
-mkdir -p "$root/bin" "$root/sbin" "$root/etc" "$root/proc" "$root/sys" \
+mkdir -p "$root/sbin" "$root/etc" "$root/proc" "$root/sys" \
 	"$root/dev" "$root/run" "$root/tmp" "$root/var/lib" "$root/sysroot"
-cp "$stage/x/bin/busybox" "$root/bin/busybox"
-cp "$rig/guest-init" "$root/sbin/init"
-chmod 0755 "$root/sbin/init"
+"$rig/guest-base.sh" "$arch" "$root" /sbin/init
 # An os-release: systemd's switch-root (initrd-switch-root.service of
 # the systemd-based dracut image) refuses a root without one ("does not
 # seem to be an OS tree"), as every distribution's root has it.

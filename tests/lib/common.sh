@@ -32,7 +32,7 @@ kernel_image() {
 }
 
 # check_variant ARCH: the patched kernel make check boots on ARCH: the
-# plain build on both. Every guest still fails on a splat (guest-run.sh).
+# plain build on both. Every guest still fails on a splat (launch-vm.sh).
 # CHECK_VARIANT_ARM64 and CHECK_VARIANT_X86_64 override.
 check_variant() {
 	case "$1" in

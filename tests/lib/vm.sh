@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # The verdicts of a guest boot, for every host-side caller of
-# tests/rig/guest-run.sh. Its exit status is one of:
+# tests/rig/launch-vm.sh. Its exit status is one of:
 #   0        pass      the guest script exited 0, no splat in the kernel log
 #   1-119    fail      the guest script's own non-zero status
 #   120      error     the rig could not start the guest (bad arguments, no
@@ -14,7 +14,7 @@
 # verdict "fail" (vm_expect_fail), never "any non-zero status": a crash, a
 # timeout or a rig error is not the failure such a check is looking for.
 
-# vm_verdict RC: the verdict word for guest-run.sh exit status RC.
+# vm_verdict RC: the verdict word for launch-vm.sh exit status RC.
 vm_verdict() {
 	case "$1" in
 	0) echo pass ;;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of tests/suites/80-postgres.sh (/t/run, busybox sh, TAP 13).
+# Guest side of tests/suites/80-postgres.sh (/t/guest.sh, busybox sh, TAP 13).
 # PostgreSQL 15 on the kernel under test:
 #   - the preemption mode interfaces (sysfs /sys/kernel/preempt/mode, debugfs)
 #   - huge_pages=off with a large shared_buffers: the kernel's huge-page

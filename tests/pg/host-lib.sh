@@ -4,15 +4,15 @@
 # Host-side helpers for the PostgreSQL and benchmark guests (sourced from
 # the repository's top directory after tests/lib/common.sh).
 
-# guest_live OUT LOG GUEST-RUN-ARGS...: run tests/rig/guest-run.sh with
+# guest_live OUT LOG LAUNCH-VM-ARGS...: run tests/rig/launch-vm.sh with
 # --log LOG, its output into OUT, and meanwhile print the guest's progress
 # lines (console lines with the @@run@@ marker) as they arrive. Returns
-# guest-run.sh's exit status.
+# launch-vm.sh's exit status.
 guest_live() {
 	gl_out=$1 gl_log=$2
 	shift 2
 	: >"$gl_log"
-	"$RIG/guest-run.sh" --log "$gl_log" "$@" >"$gl_out" 2>"$gl_out.err" &
+	"$RIG/launch-vm.sh" --log "$gl_log" "$@" >"$gl_out" 2>"$gl_out.err" &
 	gl_pid=$!
 	gl_seen=0
 	while kill -0 "$gl_pid" 2>/dev/null; do
@@ -61,7 +61,7 @@ pkg_deb() {
 }
 
 # run_dracut_image ARCH DEB OUT LOG: the dracut initramfs that boots the
-# PostgreSQL root image of tests/run/mkpgroot.sh (modules base,
+# PostgreSQL root image of tests/pg/mkimage.sh (modules base,
 # rootfs-block and 55preempt-policy, module and tool from the package DEB,
 # pkg_deb's; for a foreign ARCH dracut --sysroot on an ARCH Debian sysroot
 # into which DEB is installed). dracut takes a while (about 20 s, 45 s for
@@ -71,10 +71,11 @@ pkg_deb() {
 # the build fails.
 run_dracut_image() {
 	rd_arch=$1 rd_deb=$2 rd_out=$3 rd_log=$4
-	rd_sysroot_key=
+	rd_sysroot_key='' rd_sysroot_opt=''
 	if [ "$rd_arch" != "$(host_arch)" ]; then
 		rd_sysroot=$(tests/initrd/mksysroot.sh "$rd_arch") || return 1
 		rd_sysroot_key=$(cat "${rd_sysroot%/*}/key")
+		rd_sysroot_opt="--sysroot $rd_sysroot"
 	fi
 	rd_key=$( {
 		find tests/initrd/mkdracut.sh tests/initrd/mksysroot.sh \
@@ -87,7 +88,8 @@ run_dracut_image() {
 	if [ -f "$rd_out" ] && [ "$(cat "$rd_out.key" 2>/dev/null)" = "$rd_key" ]; then
 		return 0
 	fi
-	if ! tests/initrd/mkdracut.sh --arch "$rd_arch" "$rd_out" "$rd_deb" \
+	# shellcheck disable=SC2086 # rd_sysroot_opt: a cache path, no blanks
+	if ! tests/initrd/mkdracut.sh --arch "$rd_arch" $rd_sysroot_opt "$rd_out" "$rd_deb" \
 		>"$rd_log" 2>&1; then
 		tail -n 30 "$rd_log" >&2
 		return 1

@@ -5,7 +5,7 @@
 # Build (or reuse) a guest root file system with PostgreSQL 15 and pgbench
 # from Debian 12 (bookworm) packages for ARCH (arm64, x86_64), as an
 # uncompressed newc cpio to append to the rig's initramfs
-# (tests/rig/guest-run.sh --extra-initrd), and print its path.
+# (tests/rig/launch-vm.sh --extra-initrd), and print its path.
 #
 # PACKAGE.deb (make deb's preempt-policy package for ARCH): the same root
 # with the package installed by dpkg into the root's own dpkg database
@@ -126,7 +126,8 @@ rm -rf "$root/usr/share/doc" "$root/usr/share/man" "$root/usr/share/info" \
 	"$root/usr/lib/postgresql/$PGVER/lib/llvmjit_types.bc" \
 	"$root/usr/share/postgresql/$PGVER/man" "$root/etc/init.d" \
 	"$root/lib/systemd" "$root/usr/lib/systemd" "$root/etc/logrotate.d"
-# busybox comes from the rig's own initramfs.
+# The static busybox comes from tests/rig/guest-base.sh (the image, the
+# initramfs).
 rm -rf "$root/bin/busybox"
 
 # --- check the NEEDED closure of the programs ---------------------------------------

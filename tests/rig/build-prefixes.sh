@@ -52,17 +52,13 @@ rm -rf "$work/.pc"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-n=0 failed=0 pushed=yes
+pushed=yes
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
 tap() { # tap STATUS DESCRIPTION LOG
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		printf 'ok %d - %s\n' "$n" "$2"
-	else
-		failed=$((failed + 1))
-		printf 'not ok %d - %s\n' "$n" "$2"
-		[ -f "$3" ] && tail -n 40 "$3" | sed 's/^/# /'
-	fi
-	return 0
+	tap_log=
+	[ ! -f "$3" ] || tap_log=$(tail -n 40 "$3")
+	result "$1" "$2" "$tap_log"
 }
 
 frags_off() { # frags_off ARCH
@@ -141,5 +137,4 @@ done
 	tap $? "$arch kernel builds with the whole series, without THP, shmem, SysV IPC, hugetlbfs" "$logs/k"
 done
 
-printf '1..%d\n' "$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -7,7 +7,7 @@
 # qemu-system-aarch64, x86_64: qemu-system-x86_64). The launcher points
 # QEMU at its own firmware and module directories (the host's 7.2 modules
 # refuse to load into 10.x) and turns audio off, so it takes the same
-# arguments as the host's emulator. guest-run.sh runs every guest on it.
+# arguments as the host's emulator. launch-vm.sh runs every guest on it.
 # The private apt state lives in $BUILD/apt-qemu; the machine's own apt
 # sources are never read or changed and nothing is installed. Several
 # callers may run at once: the first unpacks, the others wait for it.

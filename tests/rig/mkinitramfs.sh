@@ -15,22 +15,12 @@ case $# in
 esac
 arch=$1 out=$2 testdir=${3:-}
 rig=$(cd "$(dirname "$0")" && pwd)
-cache=$(cache_dir)
-debs=$cache/debs/$arch
 [ -z "$testdir" ] || [ -d "$testdir" ] || die "no test directory $testdir"
 
-"$rig/fetch-debs.sh" "$arch" "$debs" busybox-static
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/x" "$stage/root/bin" "$stage/root/t"
-deb=
-for f in "$debs"/busybox-static_*.deb; do
-	deb=$f
-done
-dpkg -x "$deb" "$stage/x"
-cp "$stage/x/bin/busybox" "$stage/root/bin/busybox"
-cp "$rig/guest-init" "$stage/root/init"
-chmod 0755 "$stage/root/init"
+mkdir -p "$stage/root/t"
+"$rig/guest-base.sh" "$arch" "$stage/root" /init
 [ -z "$testdir" ] || cp -a "$testdir/." "$stage/root/t/"
 (cd "$stage/root" && find . | LC_ALL=C sort |
 	cpio --quiet -o -H newc -R 0:0) >"$out.tmp"

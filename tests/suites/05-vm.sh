@@ -3,7 +3,7 @@
 # Self-tests of the VM layer: a checker that cannot fail proves nothing.
 # tests/rig/fake-qemu stands in for QEMU and plays each kind of guest
 # (passing, failing, crashed, hung, splatting), so that every verdict of
-# guest-run.sh (tests/lib/vm.sh) is produced and then shown to fail a real
+# launch-vm.sh (tests/lib/vm.sh) is produced and then shown to fail a real
 # suite: 60-hugewarn, run through check.sh on arm64 against a throwaway
 # cache whose kernel images are empty files. No kernel is built or booted.
 . tests/lib/common.sh
@@ -15,13 +15,13 @@ trap 'rm -rf "$tmp"' EXIT
 : >"$tmp/kernel"
 : >"$tmp/initrd"
 
-# launch FAKE_GUEST TIMEOUT [GUEST-RUN ARGS...]: guest-run.sh's exit status
+# launch FAKE_GUEST TIMEOUT [GUEST-RUN ARGS...]: launch-vm.sh's exit status
 # with fake-qemu playing FAKE_GUEST; its stdout in $tmp/out.
 launch() {
 	l_guest=$1 l_timeout=$2
 	shift 2
 	l_rc=0
-	FAKE_GUEST=$l_guest RIG_QEMU_AARCH64=$fake "$RIG/guest-run.sh" --arch arm64 \
+	FAKE_GUEST=$l_guest RIG_QEMU_AARCH64=$fake "$RIG/launch-vm.sh" --arch arm64 \
 		--timeout "$l_timeout" "$@" >"$tmp/out" 2>"$tmp/err" || l_rc=$?
 	echo "$l_rc"
 }
@@ -33,9 +33,9 @@ verdict() {
 	v_rc=$(launch "$@")
 	v_got=$(vm_verdict "$v_rc")
 	if [ "$v_got" = "$v_want" ]; then
-		ok "guest-run: $v_desc: verdict $v_want (exit $v_rc)"
+		ok "launch-vm: $v_desc: verdict $v_want (exit $v_rc)"
 	else
-		not_ok "guest-run: $v_desc: verdict $v_got (exit $v_rc), want $v_want"
+		not_ok "launch-vm: $v_desc: verdict $v_got (exit $v_rc), want $v_want"
 		diag "$(tail -n 10 "$tmp/err")"
 	fi
 }
@@ -58,9 +58,9 @@ img="--kernel $tmp/kernel --initrd $tmp/initrd"
 # shellcheck disable=SC2086
 launch pass 20 $img >/dev/null
 if grep -qx 'ok 1 - fake check' "$tmp/out" && ! grep -q 'rig-exit-status' "$tmp/out"; then
-	ok "guest-run: the guest's output comes through, the status line does not"
+	ok "launch-vm: the guest's output comes through, the status line does not"
 else
-	not_ok "guest-run: the guest's output comes through, the status line does not"
+	not_ok "launch-vm: the guest's output comes through, the status line does not"
 	diag "$(cat "$tmp/out")"
 fi
 for rc in 0 1 119 120 121 124 125 126 127 255 x ''; do

@@ -64,10 +64,10 @@ kernel=$(kernel_image $arch "$(check_variant $arch)")
 if [ -f "$kernel" ]; then
 	splat=$(mktemp -d)
 	printf '#!/bin/sh\necho "<4>WARNING: CPU: 0 PID: 1 at rig-selftest" >/dev/kmsg\nexit 0\n' \
-		>"$splat/run"
-	chmod 0755 "$splat/run"
+		>"$splat/guest.sh"
+	chmod 0755 "$splat/guest.sh"
 	rc=0
-	"$RIG/guest-run.sh" --arch $arch --kernel "$kernel" --timeout 120 "$splat" \
+	"$RIG/launch-vm.sh" --arch $arch --kernel "$kernel" --timeout 120 "$splat" \
 		>/dev/null 2>&1 || rc=$?
 	if [ "$rc" -eq 126 ]; then
 		ok "rig fails a passing guest whose kernel log has a splat (exit 126)"

@@ -10,7 +10,7 @@
 # the same boot tests, so they can fail. A mode-switch stress run under
 # load on both arches; on arm64 on the debug kernel (stress_variant).
 #
-# Guests run on the QEMU pinned in configs/qemu.lock (guest-run.sh):
+# Guests run on the QEMU pinned in configs/qemu.lock (launch-vm.sh):
 # Debian 12's QEMU 7.2 runs stale guest code after runtime patching under
 # multi-threaded TCG (CHANGELOG, Known issues). Every x86_64 switch
 # patches each inline static-call site (about 1 s per switch under TCG),
@@ -38,7 +38,7 @@ for arch in arm64 x86_64; do
 		continue
 	fi
 	# Each boot prints its own TAP; check.sh numbers it into the stream.
-	tests/kernel/run.sh -k "$ksrc" "$arch" "$patched" boot kselftest 2>"$BUILD/modes-$arch.err"
+	tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$patched" boot kselftest 2>"$BUILD/modes-$arch.err"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		not_ok "$arch mode tests: $rc boot(s) failed (see $BUILD/modes-$arch.err)"
@@ -46,7 +46,7 @@ for arch in arm64 x86_64; do
 	fi
 	# The behaviour test must fail when the busy loop has a preemption
 	# point (the test module's resched=1): none and voluntary preempt it.
-	tests/kernel/run.sh -k "$ksrc" "$arch" "$patched" kselftest-control \
+	tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$patched" kselftest-control \
 		>"$BUILD/modes-$arch-control.out" 2>&1
 	rc=$?
 	worst=$(sed -n 's/^### FAIL(\([0-9]*\)).*/\1/p' "$BUILD/modes-$arch-control.out")
@@ -56,7 +56,7 @@ for arch in arm64 x86_64; do
 	if [ -f "$base" ]; then
 		# Every boot that failed must have failed its own checks (run.sh
 		# prints "### FAIL(STATUS)"), not crashed, hung or splatted.
-		tests/kernel/run.sh -k "$ksrc" "$arch" "$base" boot-short \
+		tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$base" boot-short \
 			>"$BUILD/modes-$arch-base.out" 2>&1
 		rc=$?
 		worst=0
@@ -81,7 +81,7 @@ stress() {
 		return
 	fi
 	if ! SWITCHES=$2 STRESS_SECONDS=${STRESS_SECONDS:-300} \
-		tests/kernel/run.sh -k "$ksrc" "$1" "$st_kernel" \
+		tests/kernel/mode-guests.sh -k "$ksrc" "$1" "$st_kernel" \
 		stress 2>"$BUILD/stress-$1.err"; then
 		not_ok "$1 mode-switch stress under load (see $BUILD/stress-$1.err)"
 		# CI keeps only this stream: the console tail says why.

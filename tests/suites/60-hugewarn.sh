@@ -38,7 +38,7 @@ for arch in ${HUGEWARN_ARCHES:-arm64 x86_64}; do
 	fi
 	append=
 	[ "$arch" = arm64 ] && append=sysctl.vm.shmem_hugepage_warn_bytes=16777216
-	"$RIG/guest-run.sh" --arch "$arch" --kernel "$patched" --timeout 300 \
+	"$RIG/launch-vm.sh" --arch "$arch" --kernel "$patched" --timeout 300 \
 		${append:+--append "$append"} \
 		"$dir" >"$BUILD/hugewarn-$arch.out" 2>"$BUILD/hugewarn-$arch.err"
 	rc=$?
@@ -49,7 +49,7 @@ for arch in ${HUGEWARN_ARCHES:-arm64 x86_64}; do
 	fi
 	if [ -f "$base" ]; then
 		rc=0
-		"$RIG/guest-run.sh" --arch "$arch" --kernel "$base" --timeout 300 "$dir" \
+		"$RIG/launch-vm.sh" --arch "$arch" --kernel "$base" --timeout 300 "$dir" \
 			>"$BUILD/hugewarn-$arch-base.out" 2>"$BUILD/hugewarn-$arch-base.err" || rc=$?
 		vm_expect_fail "$arch unpatched kernel fails the shmem_hugepage_warn kselftest" "$rc" \
 			"$BUILD/hugewarn-$arch-base.out"

@@ -21,7 +21,7 @@ check "initrd scripts are shellcheck clean (POSIX sh)" shellcheck -s sh \
 	initrd/dracut/55preempt-policy/preempt-policy-hook.sh \
 	initrd/initramfs-tools/hooks/preempt-policy \
 	initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
-	$T/*.sh $T/guest/run tests/rig/guest-init $T/guest/fault-* \
+	$T/*.sh $T/guest/guest.sh tests/rig/guest-init $T/guest/fault-* \
 	tests/suites/70-initrd.sh
 
 check "dracut's module-setup.sh is shellcheck clean (bash, as dracut runs it)" \
@@ -264,7 +264,7 @@ assert_case() {
 	shift 6
 	why=
 	if [ "$a_rc" -ne 0 ]; then
-		why="guest-run exit $a_rc (boot did not reach the root's init)"
+		why="launch-vm.sh exit $a_rc (boot did not reach the root's init)"
 		diag "$(tail -n 5 "$a_file.err" 2>/dev/null)" \
 			"$(tail -n 25 "$a_file.console" 2>/dev/null)"
 	else
@@ -398,7 +398,7 @@ boot_root() {
 		cat "$5.mkroot" >"$5"
 		return 125
 	fi
-	"$RIG/guest-run.sh" --arch "$1" --kernel "$2" --initrd "$br_initrd" \
+	"$RIG/launch-vm.sh" --arch "$1" --kernel "$2" --initrd "$br_initrd" \
 		--disk "$mkroot" --timeout 180 --log "$5.console" \
 		--append "root=/dev/vda ro rootfstype=ext4 $br_extra $4" >"$5" 2>"$5.err"
 }
@@ -426,15 +426,15 @@ check_dracut_image() {
 	fi
 }
 
-# A real initramfs-tools image (tests/initrd/mkinitramfs.sh).
+# A real initramfs-tools image (tests/initrd/mkinitramfs-tools.sh).
 boot_mkinitramfs() {
 	boot_root "$work/initramfs-tools-$1.img" "" "$@"
 }
 
 # arm64: the rig's busybox initramfs, the same hook and library sourced
-# by tests/initrd/guest/run.
+# by tests/initrd/guest/guest.sh.
 boot_busybox() {
-	"$RIG/guest-run.sh" --arch arm64 --kernel "$2" --timeout 120 \
+	"$RIG/launch-vm.sh" --arch arm64 --kernel "$2" --timeout 120 \
 		--log "$5.console" --append "pp_root=$3 $4" "$work/guest-arm64" \
 		>"$5" 2>"$5.err"
 }
@@ -477,7 +477,7 @@ else
 	g=$work/guest-arm64
 	rm -rf "$g"
 	mkdir -p "$g"
-	cp $T/guest/run $T/guest/fault-crash \
+	cp $T/guest/guest.sh $T/guest/fault-crash \
 		$T/guest/fault-hang initrd/lib/preempt-policy-lib.sh \
 		initrd/dracut/55preempt-policy/preempt-policy-hook.sh "$bin" "$g/"
 	cp initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
@@ -540,7 +540,7 @@ elif [ "$(uname -m)" != x86_64 ] || [ ! -x "$bin" ]; then
 	skip "x86_64 initramfs-tools image (mkinitramfs)" "needs an x86_64 host and the x86_64 tool"
 elif [ ! -f "${kernel%/arch/*}/.config" ]; then
 	not_ok "x86_64 initramfs-tools image: no kernel config ${kernel%/arch/*}/.config (make kernel-x86_64-$(check_variant x86_64))"
-elif ! out=$("$T/mkinitramfs.sh" "$work/initramfs-tools-x86_64.img" "$bin" \
+elif ! out=$("$T/mkinitramfs-tools.sh" "$work/initramfs-tools-x86_64.img" "$bin" \
 	"${kernel%/arch/*}/.config" "$T/initrd-conf" 2>&1); then
 	not_ok "x86_64 mkinitramfs builds an image with the preempt-policy hook"
 	diag "$(printf '%s\n' "$out" | tail -n 20)"

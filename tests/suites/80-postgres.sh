@@ -38,13 +38,13 @@ diag "PostgreSQL root fs for $arch with $(basename "$deb") installed ($(du -m "$
 
 rm -rf "$tdir"
 mkdir -p "$tdir"
-cp tests/pg/guest-check.sh "$tdir/run"
+cp tests/pg/guest-check.sh "$tdir/guest.sh"
 cp tests/pg/guest-lib.sh tests/lib/tap.sh "$tdir/"
-chmod 0755 "$tdir/run"
+chmod 0755 "$tdir/guest.sh"
 
 start=$(date +%s)
 rc=0
-tests/rig/guest-run.sh --arch "$arch" --kernel "$kernel" --smp 2 --mem 1792 \
+tests/rig/launch-vm.sh --arch "$arch" --kernel "$kernel" --smp 2 --mem 1792 \
 	--timeout 420 --extra-initrd "$rootfs" --log "$work/check-$arch-console.log" \
 	"$tdir" >"$work/check-$arch.out" 2>"$work/check-$arch.err" || rc=$?
 took=$(($(date +%s) - start))

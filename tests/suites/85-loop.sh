@@ -3,9 +3,9 @@
 #
 # preempt-policy's loop after boot and into the next boot, on the patched
 # kernel, per architecture: three boots of one PostgreSQL root image
-# (tests/run/mkpgroot.sh, the root of make run) through the dracut
+# (tests/pg/mkimage.sh, the root of make run) through the dracut
 # initramfs whose pre-pivot hook runs preempt-policy on that root before
-# its init (tests/run/guest-loop.sh is the guest side). The root's tool,
+# its init (tests/demo/guest-loop.sh is the guest side). The root's tool,
 # policy and drop-in come from the package (make deb's, installed with dpkg
 # into the root's own database); the initramfs carries the static tool:
 # 1. record: the root's first boot keeps the kernel's default mode; a site
@@ -46,7 +46,7 @@ boot() {
 	b_out=$work/$2.out
 	b_start=$(date +%s)
 	b_rc=0
-	"$RIG/guest-run.sh" --arch "$1" --kernel "$kernel" --smp 2 --mem 2048 \
+	"$RIG/launch-vm.sh" --arch "$1" --kernel "$kernel" --smp 2 --mem 2048 \
 		--timeout 600 --initrd "$initrd" --disk "$disk" \
 		--append "root=/dev/vda rw rootfstype=ext4 rd.skipfsck RUN_LOOP=$2" \
 		--log "$work/$2-console.log" "$tdir" >"$b_out" 2>"$b_out.err" || b_rc=$?
@@ -82,7 +82,7 @@ loop_arch() {
 	variant=${LOOP_VARIANT:-$(check_variant "$arch")}
 	kernel=$(kernel_image "$arch" "$variant")
 	work=$BUILD/loop/$arch
-	# guest-run.sh wants a test directory; with --initrd it packs none
+	# launch-vm.sh wants a test directory; with --initrd it packs none
 	# (the guest scripts are on the root).
 	tdir=$work/t
 	rm -rf "$work"
@@ -92,12 +92,12 @@ loop_arch() {
 		return
 	fi
 	if ! deb=$(pkg_deb "$arch" 2>"$work/setup.err") ||
-		! img=$(tests/run/mkpgroot.sh "$arch" "$deb" "$SB" 2>>"$work/setup.err"); then
+		! img=$(tests/pg/mkimage.sh "$arch" "$deb" "$SB" 2>>"$work/setup.err"); then
 		not_ok "$arch loop: the preempt-policy package and the PostgreSQL root image with it installed"
 		diag "$(tail -n 20 "$work/setup.err")"
 		return
 	fi
-	initrd=$BUILD/run/$arch/dracut.img
+	initrd=$BUILD/demo/$arch/dracut.img
 	mkdir -p "${initrd%/*}"
 	if ! run_dracut_image "$arch" "$deb" "$initrd" "$work/dracut.log" 2>>"$work/setup.err"; then
 		not_ok "$arch loop: the dracut initramfs (log $work/dracut.log)"

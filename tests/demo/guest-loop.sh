@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest side of the loop test (tests/suites/85-loop.sh), one phase per boot
-# of the same PostgreSQL root (tests/run/mkpgroot.sh), booted through the
+# of the same PostgreSQL root (tests/pg/mkimage.sh), booted through the
 # dracut initramfs whose pre-pivot hook runs preempt-policy on it first.
-# The root's /t/run (tests/run/guest-main.sh) runs this script, its /t/loop,
+# The root's /t/guest.sh (tests/demo/guest-demo.sh) runs this script, its /t/loop,
 # when the kernel command line has RUN_LOOP=PHASE:
 #
 # record  first boot: a site policy with a rule on a live fact

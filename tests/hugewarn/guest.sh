@@ -4,7 +4,7 @@
 # Guest script (busybox sh) for the report of a large shared memory object
 # populated without huge pages (mm/shmem.c): runs the mm kselftest
 # shmem_hugepage_warn (tools/testing/selftests/mm), which prints TAP 13,
-# and exits with its status. Runs as /t/run under tests/rig/guest-run.sh
+# and exits with its status. Runs as /t/guest.sh under tests/rig/launch-vm.sh
 # with ./shmem_hugepage_warn next to it (tests/hugewarn/build.sh).
 cd "$(dirname "$0")" || exit 1
 PATH=/bin:/sbin:/usr/bin:/usr/sbin

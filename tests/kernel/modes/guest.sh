@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of the boot/runtime checks (busybox sh, run as /t/run by the
+# Guest side of the boot/runtime checks (busybox sh, run as /t/guest.sh by the
 # rig). The host passes on the kernel command line, next to preempt=:
 #   expect_mode=MODE   the mode the kernel must have booted into
 #   expect_warn=VALUE  a rejected preempt= value whose warning must be logged

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host driver for the preemption-mode guest tests:
-#   tests/kernel/run.sh [-k KSRC] [-d DEFAULT] ARCH IMAGE SUITE...
+#   tests/kernel/mode-guests.sh [-k KSRC] [-d DEFAULT] ARCH IMAGE SUITE...
 # SUITE: boot     every preempt= value (none voluntary full lazy, none, and
 #                 rejected ones) + the preempt_modes kselftest in each boot
 #        boot-short  the default boot and preempt=none only (enough to show
@@ -49,7 +49,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 build() { # build DIR NAME SOURCE
 	mkdir -p "$work/$1"
-	cp "$here/$1/run" "$here/../lib/tap.sh" "$work/$1/"
+	cp "$here/$1/guest.sh" "$here/../lib/tap.sh" "$work/$1/"
 	$cc -static -O2 -Wall -D_GNU_SOURCE= -I "$st" -o "$work/$1/$2.$guest" "$3"
 }
 # ks_install: make -C tools/testing/selftests TARGETS=sched install, static
@@ -65,11 +65,11 @@ ks_install() {
 	[ -f "$work/ks/sched/test_modules/test_preempt_busy.ko" ] ||
 		die "the kselftest install has no test_preempt_busy.ko"
 }
-# ks_dir DIR: a guest directory with DIR/run and the installed kselftests.
+# ks_dir DIR: a guest directory with DIR/guest.sh and the installed kselftests.
 ks_dir() {
 	ks_install
 	mkdir -p "$work/$1"
-	cp "$here/kselftest/run" "$here/../lib/tap.sh" "$work/$1/"
+	cp "$here/kselftest/guest.sh" "$here/../lib/tap.sh" "$work/$1/"
 	cp -R "$work/ks" "$work/$1/ks"
 }
 
@@ -87,7 +87,7 @@ esac
 failed=0
 boot() { # boot SUITE APPEND [TIMEOUT]
 	printf '### %s %s: %s\n' "$arch" "$1" "$2"
-	if "$rig/guest-run.sh" --arch "$arch" --kernel "$image" \
+	if "$rig/launch-vm.sh" --arch "$arch" --kernel "$image" \
 		--append "$2" --timeout "${3:-300}" "$work/$1"; then
 		printf '### PASS %s %s: %s\n' "$arch" "$1" "$2"
 	else

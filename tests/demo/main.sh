@@ -16,7 +16,7 @@
 # Builds what is missing: the kernel (make -s kernel-ARCH-patched), the
 # preempt-policy Debian package (make deb's), the PostgreSQL root
 # (tests/pg/mkrootfs.sh, made an ext4 image with the package installed by
-# tests/run/mkpgroot.sh), the initramfs (tests/initrd/mkdracut.sh: the
+# tests/pg/mkimage.sh), the initramfs (tests/initrd/mkdracut.sh: the
 # host's dracut with the package's module and tool; for arm64 with
 # --sysroot, an arm64 Debian sysroot with the package installed, and a
 # cross ldd). Each is cached and rebuilt when its inputs change.
@@ -28,7 +28,7 @@
 #                  appended, no boot-time policy (the earlier make run)
 #   RUN_VARIANT    kernel variant (patched); RUN_KERNEL an image path instead
 #   RUN_SB RUN_SCALE RUN_C RUN_J RUN_T RUN_BASELINE
-#                  passed to the guest (see tests/run/guest-main.sh); RUN_SB
+#                  passed to the guest (see tests/demo/guest-demo.sh); RUN_SB
 #                  also goes into the root's postgresql.conf
 #   RUN_MEM        guest RAM in MB (2048), RUN_SMP vCPUs (2)
 #   RUN_WARN       sysctl.vm.shmem_hugepage_warn_bytes= on the kernel
@@ -57,7 +57,7 @@ case $warn in
 *[gG]) warn_bytes=$((${warn%?} * 1073741824)) ;;
 *) die "RUN_WARN: N, NK, NM or NG, not '$warn'" ;;
 esac
-work=$BUILD/run/$arch
+work=$BUILD/demo/$arch
 
 step() {
 	printf '==> %s\n' "$*"
@@ -82,16 +82,14 @@ if [ ! -f "$kernel" ]; then
 	step "building the $arch $variant kernel (make kernel-$arch-$variant; a cold build takes minutes)"
 	make -s "kernel-$arch-$variant" || fail "kernel build failed"
 fi
-step "PostgreSQL root fs for $arch (first build downloads ~50 Debian packages)"
-rootfs=$(tests/pg/mkrootfs.sh "$arch") || fail "tests/pg/mkrootfs.sh $arch failed"
 tdir=$work/t
 disk=
 if [ "$boot" = dracut ]; then
 	step "the preempt-policy Debian package for $arch (make deb's build)"
 	deb=$(pkg_deb "$arch") || fail "building the $arch package failed"
 	step "the real root: ext4 image with PostgreSQL, shared_buffers=${sb}MB, huge_pages=off, $(basename "$deb") installed"
-	img=$(tests/run/mkpgroot.sh "$arch" "$deb" "$sb") ||
-		fail "tests/run/mkpgroot.sh $arch failed"
+	img=$(tests/pg/mkimage.sh "$arch" "$deb" "$sb") ||
+		fail "tests/pg/mkimage.sh $arch failed"
 	disk=$work/root.img
 	# The guest writes to its root (initdb, pgbench): boot a fresh copy.
 	{ cp --sparse=always "$img" "$disk.tmp" && mv "$disk.tmp" "$disk"; } ||
@@ -103,15 +101,17 @@ if [ "$boot" = dracut ]; then
 		fail "the dracut initramfs build failed (log: $work/dracut.log)"
 	append="root=/dev/vda rw rootfstype=ext4 rd.skipfsck"
 else
+	step "PostgreSQL root fs for $arch (first build downloads ~50 Debian packages)"
+	rootfs=$(tests/pg/mkrootfs.sh "$arch") || fail "tests/pg/mkrootfs.sh $arch failed"
 	# The busybox initramfs has no C library for the package's tool: a
 	# static build of it.
 	policy=$(tests/initrd/build-policy.sh "$arch" "$BUILD/pg/preempt-policy-$arch") ||
 		fail "static preempt-policy build failed"
 	rm -rf "$tdir"
 	mkdir -p "$tdir"
-	cp tests/run/guest-main.sh "$tdir/run"
+	cp tests/demo/guest-demo.sh "$tdir/guest.sh"
 	cp tests/pg/guest-lib.sh "$tdir/"
-	chmod 0755 "$tdir/run"
+	chmod 0755 "$tdir/guest.sh"
 	cp "$policy" "$tdir/preempt-policy"
 	# The rig's busybox /init with the test directory, plus the
 	# PostgreSQL root fs appended.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkpgroot.sh ARCH DEB SB_MB
+# mkimage.sh ARCH DEB SB_MB
 # Build (or reuse) the real root file system "make run" boots into: an ext4
 # image (mke2fs -d, no root privileges needed) for virtio-blk with
 # - PostgreSQL 15 and pgbench for ARCH (tests/pg/mkrootfs.sh's root fs),
@@ -18,9 +18,9 @@
 #   the units and the drop-in for Debian's postgresql@.service in
 #   /lib/systemd/system, where the guest scripts read the command it runs
 #   after a cluster starts (no systemd here: the guest runs it),
-# - the guest scripts in /t, where the init looks for /t/run:
-#   tests/run/guest-main.sh as run (with RUN_LOOP=PHASE on the command
-#   line it runs the loop test's instead), tests/run/guest-loop.sh as loop,
+# - the guest scripts in /t, where the init looks for /t/guest.sh:
+#   tests/demo/guest-demo.sh as guest.sh (with RUN_LOOP=PHASE on the command
+#   line it runs the loop test's instead), tests/demo/guest-loop.sh as loop,
 #   tests/pg/guest-lib.sh.
 # Prints the image's path. The guest writes to its root, so boot a copy.
 #
@@ -31,7 +31,7 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/rig/lib.sh"
 
-[ $# -eq 3 ] || die "usage: mkpgroot.sh ARCH DEB SB_MB"
+[ $# -eq 3 ] || die "usage: mkimage.sh ARCH DEB SB_MB"
 arch=$1 deb=$2 sb=$3
 check_arch "$arch"
 [ -f "$deb" ] || die "no preempt-policy package '$deb'"
@@ -41,19 +41,13 @@ esac
 
 cache=$(cache_dir)
 out=$cache/pgroot/$arch
-debs=$cache/debs/$arch
 mkdir -p "$out"
-here=$top/tests/run
+here=$top/tests/demo
 pgrootfs=$("$top/tests/pg/mkrootfs.sh" "$arch" "$deb") || die "tests/pg/mkrootfs.sh $arch $deb failed"
-# mkrootfs.sh fetched busybox-static.
-bb=
-for f in "$debs"/busybox-static_*.deb; do
-	[ -f "$f" ] && bb=$f
-done
-[ -n "$bb" ] || die "no busybox-static .deb in $debs"
+bb=$("$top/tests/rig/guest-base.sh" --busybox "$arch") || die "no static busybox for $arch"
 
 key=$( {
-	cat "${pgrootfs%/*}/key" "$0" "$top/tests/rig/guest-init" "$here/guest-main.sh" \
+	cat "${pgrootfs%/*}/key" "$0" "$top/tests/rig/guest-init" "$top/tests/rig/guest-base.sh" "$here/guest-demo.sh" \
 		"$here/guest-loop.sh" "$top/tests/pg/guest-lib.sh" "$top/tests/lib/tap.sh"
 	echo "$bb $sb"
 } | cache_key)
@@ -69,19 +63,17 @@ root=$stage/root
 mkdir -p "$root"
 (cd "$root" && cpio --quiet -idm --no-absolute-filenames) <"$pgrootfs" ||
 	die "unpacking $pgrootfs failed"
-dpkg -x "$bb" "$stage/bb"
 mkdir -p "$root/bin" "$root/sbin" "$root/usr/sbin" "$root/proc" "$root/sys" \
 	"$root/dev" "$root/run" "$root/tmp" "$root/root" \
 	"$root/t" "$root/etc/postgresql/15/main"
 chmod 1777 "$root/tmp"
-cp "$stage/bb/bin/busybox" "$root/bin/busybox"
-cp "$top/tests/rig/guest-init" "$root/sbin/init"
-chmod 0755 "$root/sbin/init"
+"$top/tests/rig/guest-base.sh" "$arch" "$root" /sbin/init ||
+	die "the busybox base of the root failed"
 t=$root/t
-cp "$here/guest-main.sh" "$t/run"
+cp "$here/guest-demo.sh" "$t/guest.sh"
 cp "$here/guest-loop.sh" "$t/loop"
 cp "$top/tests/pg/guest-lib.sh" "$top/tests/lib/tap.sh" "$t/"
-chmod 0755 "$t/run" "$t/loop"
+chmod 0755 "$t/guest.sh" "$t/loop"
 
 # The cluster as Debian's pg_createcluster lays it out: configuration in
 # /etc, data in /var/lib. initdb's pg_hba.conf (-A trust) stays in the data

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-run.sh --arch ARCH --kernel IMAGE [options] TESTDIR
+# launch-vm.sh --arch ARCH --kernel IMAGE [options] TESTDIR
 # Boot IMAGE under QEMU TCG with a busybox initramfs that holds TESTDIR at
-# /t, run /t/run in the guest, print what it wrote to standard output, and
+# /t, run /t/guest.sh in the guest, print what it wrote to standard output, and
 # exit with its exit status. The guest's output and status come back over a
 # virtio-serial port; the console (kernel log) goes to a file.
 #

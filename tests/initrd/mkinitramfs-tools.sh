@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh OUT.img BINARY KCONFIG [CONFDIR]
+# mkinitramfs-tools.sh OUT.img BINARY KCONFIG [CONFDIR]
 # Build a real initramfs-tools image (x86_64, the host's binaries) with
 # Debian 12's mkinitramfs, holding the preempt-policy hook and
 # init-bottom script as `make -C initrd install` lays them out, the
@@ -19,7 +19,7 @@
 # kernels have everything built in). Nothing of the host's changes: the
 # mounts vanish with the namespace, the image goes to OUT.img.
 set -eu
-usage="usage: mkinitramfs.sh OUT.img BINARY KCONFIG [CONFDIR]"
+usage="usage: mkinitramfs-tools.sh OUT.img BINARY KCONFIG [CONFDIR]"
 case $# in
 3 | 4) ;;
 *) echo "$usage" >&2; exit 2 ;;
@@ -27,7 +27,7 @@ esac
 out=$1 bin=$2 kconfig=$3 confdir=${4:-}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/rig/lib.sh"
-[ "$(uname -m)" = x86_64 ] || die "mkinitramfs.sh packs the host's binaries: x86_64 hosts only"
+[ "$(uname -m)" = x86_64 ] || die "mkinitramfs-tools.sh packs the host's binaries: x86_64 hosts only"
 [ -x "$bin" ] || die "no binary $bin"
 [ -f "$kconfig" ] || die "no kernel config $kconfig"
 [ -z "$confdir" ] || [ -d "$confdir" ] || die "no policy directory $confdir"
@@ -94,7 +94,7 @@ unshare -m --propagation private sh -c '
 	mount --bind "$w/boot" /boot &&
 	mount -t overlay overlay -o "lowerdir=$w/usrlib:/usr/lib" /usr/lib &&
 	mount -t overlay overlay -o "lowerdir=$w/etc:/etc" /etc ||
-		{ echo "mkinitramfs.sh: the namespace mounts failed" >&2; exit 1; }
+		{ echo "mkinitramfs-tools.sh: the namespace mounts failed" >&2; exit 1; }
 	# linux-version (linux-base) is not needed for a module-less image.
 	"$w/x/usr/sbin/mkinitramfs" -d "$w/conf" -o "$out" "$version" 2>&1 |
 		grep -v "linux-version: not found\|^depmod: \|missing /lib/modules\|Ensure all necessary drivers" >&2

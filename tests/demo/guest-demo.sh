@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of "make run" (/t/run, busybox sh): PostgreSQL 15 with a large
+# Guest side of "make run" (/t/guest.sh, busybox sh): PostgreSQL 15 with a large
 # shared_buffers, first without huge pages (the kernel's warning; the
 # built-in policy's decision, which keeps the mode; then the opt-in
 # PostgreSQL rules in a drop-in, applied), then with hugetlb pages
@@ -10,8 +10,8 @@
 # "KEY VALUE..." lines, which the host turns into the report.
 #
 # Two ways in:
-# - the real root of tests/run/mkpgroot.sh, booted through the dracut
-#   initramfs (its init, tests/rig/guest-init, starts /t/run, this script,
+# - the real root of tests/pg/mkimage.sh, booted through the dracut
+#   initramfs (its init, tests/rig/guest-init, starts /t/guest.sh, this script,
 #   after it printed its report of the boot): the root carries a
 #   Debian cluster, /etc/postgresql/15/main/postgresql.conf, with its
 #   shared_buffers and huge_pages = off, and no policy file; the
