@@ -162,7 +162,7 @@ else
 		# dpkg replaces files by renaming new ones over them: the
 		# cache's hard-linked files stay as they are.
 		"$top/tests/rig/deb-install.sh" "$arch" "$sysroot" \
-			"$(cache_dir)/debs/$arch" "$pkg" >&2 || {
+			"$(debs_dir "$arch")" "$pkg" >&2 || {
 			echo "mkdracut.sh: installing $pkg into the $arch sysroot failed" >&2
 			exit 1
 		}

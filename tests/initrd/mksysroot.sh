@@ -45,10 +45,9 @@ SKIP="adduser passwd debconf debconf-2.0 cdebconf dpkg install-info
 	libslang* libtextwrap* gawk mawk original-awk perl* tar"
 
 cache=$(cache_dir)
-debs=$cache/debs/$arch
+debs=$(debs_dir "$arch")
 out=$cache/sysroot/$arch
-mkdir -p "$debs" "$cache/sysroot"
-debs=$(cd "$debs" && pwd)
+mkdir -p "$cache/sysroot"
 
 # The index (refreshed daily) and dracut-core, for its dracut-util.
 "$top/tests/rig/fetch-debs.sh" "$arch" "$debs" dracut-core

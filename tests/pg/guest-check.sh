@@ -134,12 +134,15 @@ before=$(cat "$SYSFS_MODE" 2>&1)
 # shipped policy has no rule: the mode stays.
 decide_expects '^mode=keep (lazy) reason="no rule matched; default (/etc/preempt-policy.conf:[0-9]*)' \
 	"preempt-policy decide keeps lazy with the shipped policy after the kernel's warning"
-out=$($PP apply 2>&1)
-rc=$?
-r=0
-[ $rc = 0 ] && [ "$before" = "$(cat "$SYSFS_MODE" 2>&1)" ] &&
-	grep -qF '[lazy]' "$SYSFS_MODE" || r=1
-result $r "preempt-policy apply without the opt-in keeps lazy (exit $rc, before: $before, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
+# apply_expects MODE DESC: preempt-policy apply exits 0 and MODE runs.
+apply_expects() {
+	out=$($PP apply 2>&1)
+	rc=$?
+	r=0
+	[ $rc = 0 ] && grep -qF "[$1]" "$SYSFS_MODE" || r=1
+	result $r "$2 (exit $rc, before: $before, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
+}
+apply_expects lazy "preempt-policy apply without the opt-in keeps lazy"
 # Opt in as the shipped file says: its commented rules, uncommented,
 # in a drop-in.
 sed -n 's/^#\(rule \)/\1/p' /tmp/preempt-policy.conf.dpkg >/etc/preempt-policy.d/50-postgresql.conf
@@ -147,11 +150,7 @@ sed -n 's/^#\(rule \)/\1/p' /tmp/preempt-policy.conf.dpkg >/etc/preempt-policy.d
 # > 0), so the warning rule picks none.
 decide_expects '^mode=none reason="rule shm-hugepage-warnings (/etc/preempt-policy.d/50-postgresql.conf:2)' \
 	"preempt-policy decide with the opt-in drop-in picks none after the kernel's warning"
-out=$($PP apply 2>&1)
-rc=$?
-r=0
-[ $rc = 0 ] && grep -qF '[none]' "$SYSFS_MODE" || r=1
-result $r "preempt-policy apply switches to none through the opt-in drop-in (exit $rc, now: $(cat "$SYSFS_MODE" 2>&1))" "$out"
+apply_expects none "preempt-policy apply switches to none through the opt-in drop-in"
 diag "$out"
 out=$($PP --json decide 2>&1)
 rc=$?

@@ -51,10 +51,9 @@ SKIP="perl perl-base perl-modules-* libperl* postgresql-common
 PROGS="postgres initdb pg_ctl psql pgbench pg_controldata"
 
 cache=$(cache_dir)
-debs=$cache/debs/$arch
+debs=$(debs_dir "$arch")
 out=$cache/rootfs/$arch
-mkdir -p "$debs" "$out"
-debs=$(cd "$debs" && pwd)
+mkdir -p "$out"
 
 # The index (refreshed daily by fetch-debs.sh) and busybox, which the rig
 # needs anyway.

@@ -17,7 +17,7 @@ rig=$(cd "$(dirname "$0")" && pwd)
 
 # busybox ARCH: the path of ARCH's static busybox, unpacked on first use.
 busybox() {
-	debs=$(cache_dir)/debs/$1
+	debs=$(debs_dir "$1")
 	"$rig/fetch-debs.sh" "$1" "$debs" busybox-static
 	deb=
 	for f in "$debs"/busybox-static_*.deb; do

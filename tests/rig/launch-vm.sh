@@ -90,26 +90,20 @@ if [ -z "$initrd" ]; then
 	fi
 fi
 
+check_arch "$arch"
+machine=$(arch_info "$arch" machine)
+console=$(arch_info "$arch" console)
+serialdev=virtio-serial-$(arch_info "$arch" virtio)
+blkdev=virtio-blk-$(arch_info "$arch" virtio)
+smparg=$smp
 case "$arch" in
-arm64)
-	qemu=${RIG_QEMU_AARCH64:-}
-	machine="-M virt -cpu cortex-a72"
-	console=ttyAMA0
-	serialdev=virtio-serial-device
-	blkdev=virtio-blk-device
-	smparg=$smp
-	;;
+arm64) qemu=${RIG_QEMU_AARCH64:-} ;;
 x86_64)
 	qemu=${RIG_QEMU_X86_64:-}
-	machine="-M pc -cpu qemu64"
-	console=ttyS0
-	serialdev=virtio-serial-pci
-	blkdev=virtio-blk-pci
 	# Without ACPI the kernel finds CPUs in SeaBIOS's MP table, which
 	# lists one per socket.
 	smparg=$smp,sockets=$smp,cores=1
 	;;
-*) die "unsupported ARCH '$arch' (arm64, x86_64)" ;;
 esac
 if [ -z "$qemu" ]; then
 	qemu=$("$rig/fetch-qemu.sh" "$arch") ||

@@ -18,6 +18,13 @@ cache_dir() {
 	printf '%s\n' "${PREEMPT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/preempt-modes}"
 }
 
+# debs_dir ARCH: the cache's directory of ARCH's Debian packages
+# (fetch-debs.sh's DEBDIR for every builder), made if missing, as an
+# absolute path.
+debs_dir() {
+	mkdir -p "$(cache_dir)/debs/$1" && (cd "$(cache_dir)/debs/$1" && pwd)
+}
+
 # cache_key: the cache key of standard input, 16 hex digits of its
 # sha256 (a cached artefact is rebuilt when its inputs' key changes).
 cache_key() {
@@ -33,12 +40,18 @@ cache_key() {
 #   image     the boot image below a kernel build directory
 #   qemu      the QEMU system emulator
 #   qemupkg   the Debian package that ships it
+#   machine   QEMU's machine and CPU options (launch-vm.sh)
+#   console   the kernel's serial console device
+#   virtio    the transport suffix of QEMU's virtio devices (virtio-serial-
+#             SUFFIX, virtio-blk-SUFFIX): device (MMIO) or pci
 arch_info() {
 	case "$1" in
 	arm64) set -- "$2" aarch64 arm64 aarch64-linux-gnu \
-		arch/arm64/boot/Image qemu-system-aarch64 qemu-system-arm ;;
+		arch/arm64/boot/Image qemu-system-aarch64 qemu-system-arm \
+		"-M virt -cpu cortex-a72" ttyAMA0 device ;;
 	x86_64) set -- "$2" x86_64 amd64 x86_64-linux-gnu \
-		arch/x86/boot/bzImage qemu-system-x86_64 qemu-system-x86 ;;
+		arch/x86/boot/bzImage qemu-system-x86_64 qemu-system-x86 \
+		"-M pc -cpu qemu64" ttyS0 pci ;;
 	*) die "unsupported ARCH '$1' (arm64, x86_64)" ;;
 	esac
 	case "$1" in
@@ -48,6 +61,9 @@ arch_info() {
 	image) echo "$5" ;;
 	qemu) echo "$6" ;;
 	qemupkg) echo "$7" ;;
+	machine) echo "$8" ;;
+	console) echo "$9" ;;
+	virtio) echo "${10}" ;;
 	*) die "arch_info: unknown field '$1'" ;;
 	esac
 }

@@ -83,8 +83,6 @@ check_base() {
 		# own "is not set" line apart. The lazy fragment turns the
 		# option on too, so it is turned off by a last fragment rather
 		# than by leaving it out of the default's.
-		off=$work/all-modes-off.config
-		echo '# CONFIG_PREEMPT_DYNAMIC_ALL_MODES is not set' >"$off"
 		# shellcheck disable=SC2086
 		if ! merged "$patched" "$cb_arch" "$d-$m-off" "$cb_base" $lazy "$f" "$off"; then
 			not_ok "$cb_arch $cb_name + distro-preempt-$m.config without the opt-in configures"
@@ -104,22 +102,24 @@ check_base() {
 work=$BUILD/config-check
 rm -rf "$work"
 mkdir -p "$work"
-for arch in arm64 x86_64; do
-	check_base "$arch" defconfig defconfig
-done
+off=$work/all-modes-off.config
+echo '# CONFIG_PREEMPT_DYNAMIC_ALL_MODES is not set' >"$off"
 
-# Debian's own configurations of the pinned version.
-for arch in x86_64 arm64; do
+# arch_checks ARCH: the fragments on ARCH's defconfig, then on Debian's
+# own configurations of the pinned version.
+arch_checks() {
+	arch=$1
+	check_base "$arch" defconfig defconfig
 	debarch=$(debarch_of "$arch")
-	if ! dir=$("$RIG/fetch-distro-config.sh" "$debarch" 2>"$work.err"); then
-		not_ok "Debian's $debarch kernel configurations: $(cat "$work.err")"
-		continue
+	if ! dir=$("$RIG/fetch-distro-config.sh" "$debarch" 2>"$work/$arch.err"); then
+		not_ok "Debian's $debarch kernel configurations: $(cat "$work/$arch.err")"
+		return
 	fi
 	generic=$dir/config.${debarch}_none_$debarch
 	rt=$dir/config.${debarch}_none_rt-$debarch
 	if [ ! -f "$generic" ] || [ ! -f "$rt" ]; then
 		not_ok "Debian's $debarch configurations lack ${generic##*/} or ${rt##*/}"
-		continue
+		return
 	fi
 	# The regression on the unpatched tree is shown on defconfig above;
 	# each olddefconfig of a whole distribution config costs 10-30 s here.
@@ -134,4 +134,17 @@ for arch in x86_64 arm64; do
 	else
 		not_ok "$arch debian-$debarch rt flavour + the fragments lost PREEMPT_RT=y"
 	fi
+}
+
+# The two architectures share nothing (their own kconfig directories,
+# configurations and apt states): one on each core, their TAP in order
+# afterwards (check.sh numbers it and counts the failures).
+for arch in arm64 x86_64; do
+	arch_checks "$arch" >"$work/$arch.tap" 2>"$work/$arch.stderr" &
+done
+wait
+for arch in arm64 x86_64; do
+	cat "$work/$arch.tap"
+	cat "$work/$arch.stderr" >&2
+	[ -s "$work/$arch.tap" ] || not_ok "$arch configuration checks printed nothing"
 done
