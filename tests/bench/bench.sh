@@ -192,7 +192,7 @@ one_boot_part() {
 		--kernel "$kernel" --smp "$smp" --mem "$pmem" --timeout "$ptimeout" \
 		${pextra:+--extra-initrd "$pextra"} \
 		--append "$(append_env "$penv")" "$d" || rc=$?
-	[ "$rc" = 0 ] || fail "($px) guest failed (exit $rc), see $out/$px-console.log"
+	[ "$rc" = 0 ] || fail "($px) guest failed ($(vm_says "$rc")), see $out/$px-console.log"
 	grep -E "$praw" "$out/$px.out" | grep -v ' warmup ' >>"$raw" || true
 	grep -E "$1" "$out/$px.out" | sed "s/^/    ($px) /"
 	meta="$meta\"${px}_params\": \"$(append_env "$penv")\",

@@ -50,6 +50,8 @@ set -eu
 }
 arch=$1 kernel=$2 bindir=$3 dir=$4 rounds=$5 smp=${6:-2}
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/vm.sh
+. "$top/tests/lib/vm.sh"
 
 note() {
 	printf '==> [%s] (d) %s\n' "$(date +%H:%M:%S)" "$*" >&2
@@ -107,7 +109,7 @@ while [ "$i" -le "$rounds" ]; do
 			--log "$dir/$which-$i.console" \
 			--append "root=/dev/vda rw rootfstype=ext4 rd.skipfsck" \
 			>"$o" 2>"$o.err" || rc=$?
-		[ "$rc" = 0 ] || die "guest failed (exit $rc), see $dir/$which-$i.console"
+		[ "$rc" = 0 ] || die "guest failed ($(vm_says "$rc")), see $dir/$which-$i.console"
 		t=$(sed -n 's/^boottime-at-init: //p' "$o")
 		case "$t" in
 		'' | *[!0-9]*) die "no boot time from the root's init in $o" ;;

@@ -155,7 +155,7 @@ run_boot() {
 	if grep -q '^error ' "$log.out"; then
 		fail "$rb_arch $rb_vcpus $rb_kernel: the guest reported errors (above; $log.console)"
 	fi
-	[ "$rc" = 0 ] || fail "$rb_arch $rb_vcpus $rb_kernel: guest failed (exit $rc), see $log.console"
+	[ "$rc" = 0 ] || fail "$rb_arch $rb_vcpus $rb_kernel: guest failed ($(vm_says "$rc")), see $log.console"
 	# mech MODE MEM RSEQ REP JSON -> one normalised line per run,
 	# KEY=VALUE for the numbers of slock-bench's JSON (keys are
 	# unique in it), into the cell's file

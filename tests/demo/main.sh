@@ -141,7 +141,7 @@ took=$(($(date +%s) - start))
 if [ "$rc" -ne 0 ]; then
 	cat "$out"
 	tail -n 20 "$out.err" >&2
-	fail "the guest failed (exit $rc after ${took} s); console log: $log"
+	fail "the guest failed ($(vm_says "$rc") after ${took} s); console log: $log"
 fi
 
 # --- the report ----------------------------------------------------------------------

@@ -17,6 +17,8 @@ export PREEMPT_CACHE BUILD
 
 # ok, not_ok, skip, diag, result, check, tap_done
 . tests/lib/tap.sh
+# vm_verdict, vm_says, vm_expect_fail: the verdicts of launch-vm.sh
+. tests/lib/vm.sh
 
 pristine_tree() {
 	cat "$BUILD/pristine.path"

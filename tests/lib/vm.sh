@@ -33,6 +33,11 @@ vm_verdict() {
 	esac
 }
 
+# vm_says RC: "verdict WORD, exit RC", for messages about a guest.
+vm_says() {
+	echo "verdict $(vm_verdict "$1"), exit $1"
+}
+
 # vm_expect_fail DESC RC OUTPUT: one TAP line for a guest that must fail
 # its own checks: verdict "fail" and at least one "not ok" line in the
 # file OUTPUT (its standard output).

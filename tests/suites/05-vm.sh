@@ -7,7 +7,6 @@
 # suite: 60-hugewarn, run through check.sh on arm64 against a throwaway
 # cache whose kernel images are empty files. No kernel is built or booted.
 . tests/lib/common.sh
-. tests/lib/vm.sh
 
 fake=$RIG/fake-qemu
 tmp=$(mktemp -d)

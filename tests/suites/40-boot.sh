@@ -5,7 +5,6 @@
 # preempt=none: that is the regression this project exists for.
 . tests/lib/common.sh
 . tests/lib/boot.sh
-. tests/lib/vm.sh
 
 for arch in arm64 x86_64; do
 	for variant in base $(check_variant "$arch"); do

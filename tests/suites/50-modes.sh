@@ -17,7 +17,6 @@
 # so the x86_64 stress run is short: SWITCHES_X86_64. STRESS_SECONDS
 # bounds each stress run (the guest stops switching then).
 . tests/lib/common.sh
-. tests/lib/vm.sh
 
 make -s patched-tree >/dev/null 2>&1 || { not_ok "prepare the patched tree"; exit 1; }
 ksrc=$CACHE/trees/patched

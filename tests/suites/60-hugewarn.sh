@@ -13,7 +13,6 @@
 # HUGEWARN_KSRC: the tree to take the kselftest from (default: the patched
 # tree, prepared here); 05-vm points it at a stand-in.
 . tests/lib/common.sh
-. tests/lib/vm.sh
 
 ksrc=${HUGEWARN_KSRC:-}
 if [ -z "$ksrc" ]; then

@@ -264,7 +264,7 @@ assert_case() {
 	shift 6
 	why=
 	if [ "$a_rc" -ne 0 ]; then
-		why="launch-vm.sh exit $a_rc (boot did not reach the root's init)"
+		why="$(vm_says "$a_rc") (boot did not reach the root's init)"
 		diag "$(tail -n 5 "$a_file.err" 2>/dev/null)" \
 			"$(tail -n 25 "$a_file.console" 2>/dev/null)"
 	else

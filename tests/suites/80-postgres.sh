@@ -13,7 +13,6 @@
 # PG_VARIANT=base to see what the unpatched kernel fails; PG_KERNEL names an
 # image directly.
 . tests/lib/common.sh
-. tests/lib/vm.sh
 . tests/pg/host-lib.sh
 
 arch=${PG_ARCH:-arm64}

@@ -24,7 +24,6 @@
 # kernel variant (check_variant's), e.g. base to see the unpatched kernel
 # fail.
 . tests/lib/common.sh
-. tests/lib/vm.sh
 . tests/pg/host-lib.sh
 
 STATE=/var/lib/preempt-policy/state
