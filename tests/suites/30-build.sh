@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Build the QEMU test kernels: unpatched (base), patched (check_variant)
-# and the mode-switch stress kernel (stress_variant: on arm64 the debug
-# build of the patched tree), arm64 and x86_64,
-# out of tree with ccache. build-kernel.sh checks that every option
+# and the mode-switch stress kernel when it is another one (stress_variant:
+# the patched build unless STRESS_VARIANT_ARCH says debug), arm64 and
+# x86_64, out of tree with ccache. build-kernel.sh checks that every option
 # of the fragments survived merge_config + olddefconfig.
 . tests/lib/common.sh
 

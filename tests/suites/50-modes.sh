@@ -8,7 +8,8 @@
 # defer preemption of a task busy in the kernel, which must fail when the
 # busy loop calls cond_resched(). The unpatched kernel must fail
 # the same boot tests, so they can fail. A mode-switch stress run under
-# load on both arches; on arm64 on the debug kernel (stress_variant).
+# load on both arches, on the patched kernel (stress_variant; the debug
+# kernel's longer stress is make check-debug).
 #
 # Guests run on the QEMU pinned in configs/qemu.lock (launch-vm.sh):
 # Debian 12's QEMU 7.2 runs stale guest code after runtime patching under
