@@ -258,7 +258,7 @@ esac
 case " $parts " in *" d "*)
 	kernel=$(kernel_for "$variant")
 	d=$(tdir bootcost guest-bootcost.sh)
-	cp -R policy/tests/fixtures/root-pg-big "$d/root"
+	cp -R tests/initrd/roots/pg-big "$d/root"
 	# The built-in policy keeps the mode: opt in, as the shipped file
 	# says, so that the hook has a mode to write, as in the dracut boots.
 	mkdir -p "$d/root/etc/preempt-policy.d"

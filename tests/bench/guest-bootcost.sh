@@ -15,7 +15,7 @@
 #              why (d) judges its goal on tests/bench/dracut-bootcost.sh.
 #   POLICY_NS  the dracut hook's work, done as the hook does it: source
 #              initrd/lib/preempt-policy-lib.sh and run pp_apply on a real
-#              root (./root: policy/tests/fixtures/root-pg-big, a Debian
+#              root (./root: tests/initrd/roots/pg-big, a Debian
 #              cluster with shared_buffers = 8GB, plus bench.sh's opt-in
 #              drop-in with the shipped PostgreSQL rules), so the tool
 #              reads the cluster's configuration, decides "none", writes

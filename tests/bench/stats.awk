@@ -385,7 +385,7 @@ function bootcost(    arr, n, i, r, rr, ma, mb, cost, pct, ok, v, why, tiny, jr,
 		print ""
 	}
 	if (tiny) {
-		print "Upper bound, per boot (the rig's busybox /init: kernel start to its mounts; pp_apply on policy/tests/fixtures/root-pg-big timed inside):"
+		print "Upper bound, per boot (the rig's busybox /init: kernel start to its mounts; pp_apply on tests/initrd/roots/pg-big timed inside):"
 		print ""
 		print "| | median [quartiles] (boots) | min | max |"
 		print "|---|---:|---:|---:|"
