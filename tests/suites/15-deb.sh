@@ -220,12 +220,12 @@ fi
 old_deb=$work/old/preempt-policy_${older}_$host.deb
 
 root=$work/root
-# The live /proc and /sys of the tool's unit tests (two postmasters).
+# The tool's own fixtures: a PostgreSQL root whose admin opted in to a
+# rule and the live /proc and /sys of its two postmasters (whose data
+# directories are this root's), so that the installed tool records a
+# decision after a cluster started.
 fx=policy/tests/fixtures
-# A PostgreSQL root (one of the test roots of tests/initrd/roots) whose
-# admin opted in to a rule, so that the installed tool records a decision
-# after a cluster started.
-cp -R tests/initrd/roots/pg-big "$root"
+cp -R "$fx/root-pg-big" "$root"
 # Directories every Debian system has (systemd's; piuparts' base system
 # has them too): deb-systemd-helper creates them on install and, rightly,
 # does not remove them on purge.
