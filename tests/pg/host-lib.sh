@@ -71,11 +71,10 @@ pkg_deb() {
 # the build fails.
 run_dracut_image() {
 	rd_arch=$1 rd_deb=$2 rd_out=$3 rd_log=$4
-	rd_sysroot_key='' rd_sysroot_opt=''
+	rd_sysroot='' rd_sysroot_key=''
 	if [ "$rd_arch" != "$(host_arch)" ]; then
 		rd_sysroot=$(tests/initrd/mksysroot.sh "$rd_arch") || return 1
 		rd_sysroot_key=$(cat "${rd_sysroot%/*}/key")
-		rd_sysroot_opt="--sysroot $rd_sysroot"
 	fi
 	rd_key=$( {
 		find tests/initrd/mkdracut.sh tests/initrd/mksysroot.sh \
@@ -88,8 +87,8 @@ run_dracut_image() {
 	if [ -f "$rd_out" ] && [ "$(cat "$rd_out.key" 2>/dev/null)" = "$rd_key" ]; then
 		return 0
 	fi
-	# shellcheck disable=SC2086 # rd_sysroot_opt: a cache path, no blanks
-	if ! tests/initrd/mkdracut.sh --arch "$rd_arch" $rd_sysroot_opt "$rd_out" "$rd_deb" \
+	if ! tests/initrd/mkdracut.sh --arch "$rd_arch" ${rd_sysroot:+--sysroot "$rd_sysroot"} \
+		"$rd_out" "$rd_deb" \
 		>"$rd_log" 2>&1; then
 		tail -n 30 "$rd_log" >&2
 		return 1
