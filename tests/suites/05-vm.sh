@@ -86,7 +86,7 @@ printf 'int main(void)\n{\n\treturn 0;\n}\n' >"$st/shmem_hugepage_warn.c"
 
 # suite_result FAKE_GUEST FAKE_BASE: "P F S" of 60-hugewarn's summary line.
 suite_result() {
-	FAKE_GUEST=$1 FAKE_BASE=$2 RIG_QEMU_AARCH64=$fake PREEMPT_CACHE=$cache \
+	FAKE_GUEST=$1 FAKE_BASE=$2 RIG_QEMU_AARCH64=$fake PREEMPT_CACHE=$cache UNPATCHED_ARCHES=arm64 \
 		BUILD=$tmp/build HUGEWARN_ARCHES=arm64 HUGEWARN_KSRC=$tmp/ksrc \
 		sh tests/check.sh tests/suites/60-hugewarn.sh 2>&1 |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p'

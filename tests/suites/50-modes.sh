@@ -32,7 +32,6 @@ for arch in arm64 x86_64; do
 done
 for arch in arm64 x86_64; do
 	patched=$(kernel_image "$arch" "$(check_variant "$arch")")
-	base=$(kernel_image "$arch" base)
 	if [ ! -f "$patched" ]; then
 		not_ok "$arch mode tests (no patched kernel; see the build suite)"
 		continue
@@ -53,7 +52,8 @@ for arch in arm64 x86_64; do
 	[ "$rc" -eq 0 ] || rc=${worst:-1}
 	vm_expect_fail "$arch preempt_defer fails when the busy loop calls cond_resched()" \
 		"$rc" "$BUILD/modes-$arch-control.out"
-	if [ -f "$base" ]; then
+	if unpatched_kernel "$arch" "$arch unpatched kernel fails the mode boot tests"; then
+		base=$UNPATCHED_IMAGE
 		# Every boot that failed must have failed its own checks (run.sh
 		# prints "### FAIL(STATUS)"), not crashed, hung or splatted.
 		tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$base" boot-short \

@@ -30,7 +30,6 @@ for arch in ${HUGEWARN_ARCHES:-arm64 x86_64}; do
 		continue
 	fi
 	patched=$(kernel_image "$arch" "$(check_variant "$arch")")
-	base=$(kernel_image "$arch" base)
 	if [ ! -f "$patched" ]; then
 		not_ok "$arch hugewarn tests (no patched kernel; see the build suite)"
 		continue
@@ -46,9 +45,9 @@ for arch in ${HUGEWARN_ARCHES:-arm64 x86_64}; do
 		not_ok "$arch hugewarn guest: verdict $(vm_verdict "$rc") (exit $rc, see $BUILD/hugewarn-$arch.err)"
 		diag "$(tail -n 40 "$BUILD/hugewarn-$arch.err")"
 	fi
-	if [ -f "$base" ]; then
+	if unpatched_kernel "$arch" "$arch unpatched kernel fails the shmem_hugepage_warn kselftest"; then
 		rc=0
-		"$RIG/launch-vm.sh" --arch "$arch" --kernel "$base" --timeout 300 "$dir" \
+		"$RIG/launch-vm.sh" --arch "$arch" --kernel "$UNPATCHED_IMAGE" --timeout 300 "$dir" \
 			>"$BUILD/hugewarn-$arch-base.out" 2>"$BUILD/hugewarn-$arch-base.err" || rc=$?
 		vm_expect_fail "$arch unpatched kernel fails the shmem_hugepage_warn kselftest" "$rc" \
 			"$BUILD/hugewarn-$arch-base.out"

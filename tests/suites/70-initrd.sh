@@ -367,7 +367,11 @@ run_cases() {
 			continue
 		fi
 		[ "$append" = - ] && append=
-		[ "$variant" = base ] || variant=$(check_variant "$rc_arch")
+		if [ "$variant" = base ]; then
+			unpatched_kernel "$rc_arch" "$rc_arch $rc_prefix$name" || continue
+		else
+			variant=$(check_variant "$rc_arch")
+		fi
 		kernel=$(kernel_image "$rc_arch" "$variant")
 		if [ ! -f "$kernel" ]; then
 			not_ok "$rc_arch $rc_prefix$name: no $variant kernel image (make kernel-$rc_arch-$variant)"
