@@ -6,7 +6,8 @@
 # merge their TAP into one stream numbered from 1, and end with the line
 # "N passed, N failed, N skipped". A suite that exits non-zero without
 # reporting a failure, or that reports no test at all, counts as a failure:
-# a broken suite must not look green.
+# a broken suite must not look green. So does a suite's "Bail out!" (its
+# setup failed: tests/lib/suite.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -75,6 +76,15 @@ for suite in $suites; do
 				echo "ok $((n_pass + n_fail + n_skip)) - $name: $desc"
 				;;
 			esac
+			;;
+		"Bail out!"*)
+			# A suite's setup failed (tests/lib/suite.sh, bail): one
+			# failure, with the reason; the suite stops there.
+			n_fail=$((n_fail + 1))
+			echo $(($(cat "$state/suite" 2>/dev/null || echo 0) + 1)) >"$state/suite"
+			echo $(($(cat "$state/suitefail" 2>/dev/null || echo 0) + 1)) >"$state/suitefail"
+			reason=${line#Bail out!}
+			echo "not ok $((n_pass + n_fail + n_skip)) - $name: setup failed: ${reason# }"
 			;;
 		"TAP version"* | [0-9]*..[0-9]*)
 			;;

@@ -19,6 +19,8 @@ export PREEMPT_CACHE BUILD
 . tests/lib/tap.sh
 # vm_verdict, vm_says, vm_expect_fail: the verdicts of launch-vm.sh
 . tests/lib/vm.sh
+# suite_main, bail, need: a suite's setup, run and cleanup
+. tests/lib/suite.sh
 
 pristine_tree() {
 	cat "$BUILD/pristine.path"

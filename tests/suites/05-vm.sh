@@ -8,12 +8,6 @@
 # cache whose kernel images are empty files. No kernel is built or booted.
 . tests/lib/common.sh
 
-fake=$RIG/fake-qemu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-: >"$tmp/kernel"
-: >"$tmp/initrd"
-
 # launch FAKE_GUEST TIMEOUT [GUEST-RUN ARGS...]: launch-vm.sh's exit status
 # with fake-qemu playing FAKE_GUEST; its stdout in $tmp/out.
 launch() {
@@ -39,57 +33,20 @@ verdict() {
 	fi
 }
 
-img="--kernel $tmp/kernel --initrd $tmp/initrd"
-# shellcheck disable=SC2086 # $img is two options and their values
-{
-	verdict "guest script exits 0" pass pass 20 $img
-	verdict "guest script exits 1" fail fail 20 $img
-	verdict "guest script exits 200 (reported as 119)" fail status=200 20 $img
-	verdict "guest passes, WARNING in the kernel log" splat splat 20 $img
-	verdict "guest panics before its status" nostatus nostatus 20 $img
-	verdict "QEMU killed by timeout(1)" timeout killed 20 $img
-	verdict "guest hangs past --timeout 2" timeout hang 2 $img
-	verdict "guest hangs and ignores SIGTERM (SIGKILL after 5 s)" timeout hang-noterm 1 $img
-	verdict "no kernel image" error pass 20 --kernel "$tmp/none" --initrd "$tmp/initrd"
-	verdict "an option without its value" error pass 20 $img --smp
-	verdict "no initramfs file" error pass 20 --kernel "$tmp/kernel" --initrd "$tmp/none"
-}
-# shellcheck disable=SC2086
-launch pass 20 $img >/dev/null
-if grep -qx 'ok 1 - fake check' "$tmp/out" && ! grep -q 'rig-exit-status' "$tmp/out"; then
-	ok "launch-vm: the guest's output comes through, the status line does not"
-else
-	not_ok "launch-vm: the guest's output comes through, the status line does not"
-	diag "$(cat "$tmp/out")"
-fi
-for rc in 0 1 119 120 121 124 125 126 127 255 x ''; do
-	printf '%s=%s ' "$rc" "$(vm_verdict "$rc")"
-done >"$tmp/table"
-check "vm_verdict: 0 pass, 1-119 fail, 124-126 timeout/nostatus/splat, the rest error" \
-	test "$(cat "$tmp/table")" = \
-	"0=pass 1=fail 119=fail 120=error 121=error 124=timeout 125=nostatus 126=splat 127=error 255=error x=error =error "
-
-# A suite under each verdict: 60-hugewarn with empty "kernels" in a
-# throwaway cache (busybox comes from the real one).
-cache=$tmp/cache
-for v in base patched; do
-	mkdir -p "$cache/obj/arm64-$v/arch/arm64/boot"
-	: >"$cache/obj/arm64-$v/arch/arm64/boot/Image"
-done
-mkdir -p "$CACHE/debs"
-ln -s "$CACHE/debs" "$cache/debs"
-
-# A stand-in for the patched tree's kselftest: fake-qemu never runs it.
-st=$tmp/ksrc/tools/testing/selftests/mm
-mkdir -p "$st"
-printf 'int main(void)\n{\n\treturn 0;\n}\n' >"$st/shmem_hugepage_warn.c"
-
-# suite_result FAKE_GUEST FAKE_BASE: "P F S" of 60-hugewarn's summary line.
-suite_result() {
+# hugewarn_suite FAKE_GUEST FAKE_BASE [KSRC]: 60-hugewarn through check.sh,
+# its kselftest from KSRC (default the stand-in that builds); the stream in
+# $tmp/suite.tap.
+hugewarn_suite() {
 	FAKE_GUEST=$1 FAKE_BASE=$2 RIG_QEMU_AARCH64=$fake PREEMPT_CACHE=$cache UNPATCHED_ARCHES=arm64 \
-		BUILD=$tmp/build HUGEWARN_ARCHES=arm64 HUGEWARN_KSRC=$tmp/ksrc \
-		sh tests/check.sh tests/suites/60-hugewarn.sh 2>&1 |
-		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p'
+		BUILD=$tmp/build HUGEWARN_ARCHES=arm64 HUGEWARN_KSRC=${3:-$tmp/ksrc} \
+		sh tests/check.sh tests/suites/60-hugewarn.sh >"$tmp/suite.tap" 2>&1
+}
+
+# suite_result FAKE_GUEST FAKE_BASE [KSRC]: "P F S" of 60-hugewarn's
+# summary line.
+suite_result() {
+	hugewarn_suite "$@"
+	sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/suite.tap"
 }
 
 # expect_suite DESC WANT FAKE_GUEST FAKE_BASE: WANT green (no failure, some
@@ -110,13 +67,88 @@ expect_suite() {
 	fi
 }
 
-expect_suite "the patched guest passes and the unpatched one fails its checks" green pass fail
-expect_suite "the patched guest passes but splats" red splat fail
-expect_suite "the patched guest loses its status" red nostatus fail
-expect_suite "the patched guest times out" red killed fail
-expect_suite "the patched guest prints only ok lines and exits 200" red status=200 fail
-expect_suite "the unpatched guest passes" red pass pass
-expect_suite "the unpatched guest crashes (no status)" red pass nostatus
-expect_suite "the unpatched guest times out" red pass killed
-expect_suite "the unpatched guest splats" red pass splat
-expect_suite "the unpatched guest exits 3 without a failed test" red pass status=3
+suite_setup() {
+	fake=$RIG/fake-qemu
+	tmp=$(mktemp -d)
+	: >"$tmp/kernel"
+	: >"$tmp/initrd"
+
+	# A suite under each verdict: 60-hugewarn with empty "kernels" in a
+	# throwaway cache (busybox comes from the real one).
+	cache=$tmp/cache
+	for v in base patched; do
+		mkdir -p "$cache/obj/arm64-$v/arch/arm64/boot"
+		: >"$cache/obj/arm64-$v/arch/arm64/boot/Image"
+	done
+	mkdir -p "$CACHE/debs"
+	ln -s "$CACHE/debs" "$cache/debs"
+
+	# A stand-in for the patched tree's kselftest: fake-qemu never runs it.
+	st=$tmp/ksrc/tools/testing/selftests/mm
+	mkdir -p "$st"
+	printf 'int main(void)\n{\n\treturn 0;\n}\n' >"$st/shmem_hugepage_warn.c"
+	# And one that does not compile: the suite's setup fails.
+	st=$tmp/ksrc-broken/tools/testing/selftests/mm
+	mkdir -p "$st"
+	printf 'int main(void)\n{\n\treturn\n}\n' >"$st/shmem_hugepage_warn.c"
+}
+
+suite_cleanup() {
+	rm -rf "${tmp:-}"
+}
+
+suite_run() {
+	img="--kernel $tmp/kernel --initrd $tmp/initrd"
+	# shellcheck disable=SC2086 # $img is two options and their values
+	{
+		verdict "guest script exits 0" pass pass 20 $img
+		verdict "guest script exits 1" fail fail 20 $img
+		verdict "guest script exits 200 (reported as 119)" fail status=200 20 $img
+		verdict "guest passes, WARNING in the kernel log" splat splat 20 $img
+		verdict "guest panics before its status" nostatus nostatus 20 $img
+		verdict "QEMU killed by timeout(1)" timeout killed 20 $img
+		verdict "guest hangs past --timeout 2" timeout hang 2 $img
+		verdict "guest hangs and ignores SIGTERM (SIGKILL after 5 s)" timeout hang-noterm 1 $img
+		verdict "no kernel image" error pass 20 --kernel "$tmp/none" --initrd "$tmp/initrd"
+		verdict "an option without its value" error pass 20 $img --smp
+		verdict "no initramfs file" error pass 20 --kernel "$tmp/kernel" --initrd "$tmp/none"
+	}
+	# shellcheck disable=SC2086
+	launch pass 20 $img >/dev/null
+	if grep -qx 'ok 1 - fake check' "$tmp/out" && ! grep -q 'rig-exit-status' "$tmp/out"; then
+		ok "launch-vm: the guest's output comes through, the status line does not"
+	else
+		not_ok "launch-vm: the guest's output comes through, the status line does not"
+		diag "$(cat "$tmp/out")"
+	fi
+	for rc in 0 1 119 120 121 124 125 126 127 255 x ''; do
+		printf '%s=%s ' "$rc" "$(vm_verdict "$rc")"
+	done >"$tmp/table"
+	check "vm_verdict: 0 pass, 1-119 fail, 124-126 timeout/nostatus/splat, the rest error" \
+		test "$(cat "$tmp/table")" = \
+		"0=pass 1=fail 119=fail 120=error 121=error 124=timeout 125=nostatus 126=splat 127=error 255=error x=error =error "
+
+	expect_suite "the patched guest passes and the unpatched one fails its checks" green pass fail
+	expect_suite "the patched guest passes but splats" red splat fail
+	expect_suite "the patched guest loses its status" red nostatus fail
+	expect_suite "the patched guest times out" red killed fail
+	expect_suite "the patched guest prints only ok lines and exits 200" red status=200 fail
+	expect_suite "the unpatched guest passes" red pass pass
+	expect_suite "the unpatched guest crashes (no status)" red pass nostatus
+	expect_suite "the unpatched guest times out" red pass killed
+	expect_suite "the unpatched guest splats" red pass splat
+	expect_suite "the unpatched guest exits 3 without a failed test" red pass status=3
+
+	# A setup step that fails (tests/lib/suite.sh: bail) is one failure
+	# with its reason, and no guest boots after it.
+	hugewarn_suite pass fail "$tmp/ksrc-broken"
+	if grep -q '^not ok 1 - hugewarn: setup failed: arm64 build the shmem_hugepage_warn kselftest$' "$tmp/suite.tap" &&
+		grep -qx '0 passed, 1 failed, 0 skipped' "$tmp/suite.tap"; then
+		ok "60-hugewarn is red when its setup fails: one failure, the bail-out's reason, no test after it"
+	else
+		not_ok "60-hugewarn is red when its setup fails: one failure, the bail-out's reason, no test after it"
+		diag "$(tail -n 15 "$tmp/suite.tap")"
+	fi
+}
+
+suite_main

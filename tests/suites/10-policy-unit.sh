@@ -4,14 +4,20 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer. cmocka prints TAP.
 . tests/lib/common.sh
 
-rc=0
-make -s -j2 -C policy check 2>&1 || rc=1
+suite_run() {
+	rc=0
+	make -s -j2 -C policy check 2>&1 || rc=1
 
-# The PostgreSQL shared memory model against the real server (Debian's
-# postgresql-15, installed by make deps), over a grid of settings.
-sh policy/tests/pg_shmem_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
+	# The PostgreSQL shared memory model against the real server
+	# (Debian's postgresql-15, installed by make deps), over a grid of
+	# settings.
+	sh policy/tests/pg_shmem_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
 
-# advise's page count from a running postmaster's segment against the
-# server's shared_memory_size_in_huge_pages (a throwaway server in /tmp).
-sh policy/tests/advise_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
-exit $rc
+	# advise's page count from a running postmaster's segment against
+	# the server's shared_memory_size_in_huge_pages (a throwaway server
+	# in /tmp).
+	sh policy/tests/advise_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
+	return $rc
+}
+
+suite_main

@@ -7,4 +7,8 @@
 # ASan and UBSan.
 . tests/lib/common.sh
 
-make -s -j2 -C policy fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-6}" 2>&1
+suite_run() {
+	make -s -j2 -C policy fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-6}" 2>&1
+}
+
+suite_main

@@ -13,13 +13,6 @@
 # fragments are checked the same way by every kernel build.
 . tests/lib/common.sh
 
-make -s patched-tree >/dev/null 2>&1 || { not_ok "prepare the patched tree"; exit 1; }
-pristine=$(pristine_tree)
-patched=$CACHE/trees/patched
-
-check "distribution fragments follow Debian's layout (file headings, whole choices, reasons, no PREEMPT_RT)" \
-	"$RIG/check-fragment-layout.sh" "$patched" configs/distro-*.config
-
 # merged TREE ARCH DIR BASE FRAGMENT...: BASE (defconfig, or a .config
 # file) + fragments, the result in DIR/.config. The merges share one
 # kconfig directory per tree and arch: each fresh O= directory compiled
@@ -99,12 +92,6 @@ check_base() {
 	done
 }
 
-work=$BUILD/config-check
-rm -rf "$work"
-mkdir -p "$work"
-off=$work/all-modes-off.config
-echo '# CONFIG_PREEMPT_DYNAMIC_ALL_MODES is not set' >"$off"
-
 # arch_checks ARCH: the fragments on ARCH's defconfig, then on Debian's
 # own configurations of the pinned version.
 arch_checks() {
@@ -136,15 +123,33 @@ arch_checks() {
 	fi
 }
 
-# The two architectures share nothing (their own kconfig directories,
-# configurations and apt states): one on each core, their TAP in order
-# afterwards (check.sh numbers it and counts the failures).
-for arch in arm64 x86_64; do
-	arch_checks "$arch" >"$work/$arch.tap" 2>"$work/$arch.stderr" &
-done
-wait
-for arch in arm64 x86_64; do
-	cat "$work/$arch.tap"
-	cat "$work/$arch.stderr" >&2
-	[ -s "$work/$arch.tap" ] || not_ok "$arch configuration checks printed nothing"
-done
+suite_setup() {
+	need "prepare the patched tree" make -s patched-tree
+	pristine=$(pristine_tree)
+	patched=$CACHE/trees/patched
+	work=$BUILD/config-check
+	rm -rf "$work"
+	mkdir -p "$work"
+	off=$work/all-modes-off.config
+	echo '# CONFIG_PREEMPT_DYNAMIC_ALL_MODES is not set' >"$off"
+}
+
+suite_run() {
+	check "distribution fragments follow Debian's layout (file headings, whole choices, reasons, no PREEMPT_RT)" \
+		"$RIG/check-fragment-layout.sh" "$patched" configs/distro-*.config
+	# The two architectures share nothing (their own kconfig
+	# directories, configurations and apt states): one on each core,
+	# their TAP in order afterwards (check.sh numbers it and counts the
+	# failures).
+	for arch in arm64 x86_64; do
+		arch_checks "$arch" >"$work/$arch.tap" 2>"$work/$arch.stderr" &
+	done
+	wait
+	for arch in arm64 x86_64; do
+		cat "$work/$arch.tap"
+		cat "$work/$arch.stderr" >&2
+		[ -s "$work/$arch.tap" ] || not_ok "$arch configuration checks printed nothing"
+	done
+}
+
+suite_main

@@ -8,17 +8,21 @@
 # of the fragments survived merge_config + olddefconfig.
 . tests/lib/common.sh
 
-for arch in arm64 x86_64; do
-	# The stress kernel only when it is not the one the others boot.
-	variants=$(check_variant "$arch")
-	unpatched_listed "$arch" && variants="base $variants"
-	case " $variants " in
-	*" $(stress_variant "$arch") "*) ;;
-	*) variants="$variants $(stress_variant "$arch")" ;;
-	esac
-	for variant in $variants; do
-		start=$(date +%s)
-		check "build $arch $variant kernel" make -s "kernel-$arch-$variant"
-		diag "$arch $variant: $(($(date +%s) - start)) s"
+suite_run() {
+	for arch in arm64 x86_64; do
+		# The stress kernel only when it is not the one the others boot.
+		variants=$(check_variant "$arch")
+		unpatched_listed "$arch" && variants="base $variants"
+		case " $variants " in
+		*" $(stress_variant "$arch") "*) ;;
+		*) variants="$variants $(stress_variant "$arch")" ;;
+		esac
+		for variant in $variants; do
+			start=$(date +%s)
+			check "build $arch $variant kernel" make -s "kernel-$arch-$variant"
+			diag "$arch $variant: $(($(date +%s) - start)) s"
+		done
 	done
-done
+}
+
+suite_main

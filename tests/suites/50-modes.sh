@@ -19,59 +19,15 @@
 # bounds each stress run (the guest stops switching then).
 . tests/lib/common.sh
 
-make -s patched-tree >/dev/null 2>&1 || { not_ok "prepare the patched tree"; exit 1; }
-ksrc=$CACHE/trees/patched
-for arch in arm64 x86_64; do
-	# A setup step: reported, not counted as a test.
-	if qemu=$(tests/rig/fetch-qemu.sh "$arch" 2>"$BUILD/fetch-qemu.err"); then
+suite_setup() {
+	need "prepare the patched tree" make -s patched-tree
+	ksrc=$CACHE/trees/patched
+	for arch in arm64 x86_64; do
+		qemu=$(tests/rig/fetch-qemu.sh "$arch" 2>"$BUILD/fetch-qemu.err") ||
+			bail "fetch the $arch QEMU pinned in configs/qemu.lock" "$BUILD/fetch-qemu.err"
 		diag "QEMU for $arch guests: $("$qemu" --version | head -n 1)"
-	else
-		not_ok "fetch the $arch QEMU pinned in configs/qemu.lock"
-		diag "$(tail -n 3 "$BUILD/fetch-qemu.err")"
-	fi
-done
-for arch in arm64 x86_64; do
-	patched=$(kernel_image "$arch" "$(check_variant "$arch")")
-	if [ ! -f "$patched" ]; then
-		not_ok "$arch mode tests (no patched kernel; see the build suite)"
-		continue
-	fi
-	# Each boot prints its own TAP; check.sh numbers it into the stream.
-	tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$patched" boot kselftest 2>"$BUILD/modes-$arch.err"
-	rc=$?
-	if [ "$rc" -ne 0 ]; then
-		not_ok "$arch mode tests: $rc boot(s) failed (see $BUILD/modes-$arch.err)"
-		diag "$(tail -n 40 "$BUILD/modes-$arch.err")"
-	fi
-	# The behaviour test must fail when the busy loop has a preemption
-	# point (the test module's resched=1): none and voluntary preempt it.
-	tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$patched" kselftest-control \
-		>"$BUILD/modes-$arch-control.out" 2>&1
-	rc=$?
-	worst=$(sed -n 's/^### FAIL(\([0-9]*\)).*/\1/p' "$BUILD/modes-$arch-control.out")
-	[ "$rc" -eq 0 ] || rc=${worst:-1}
-	vm_expect_fail "$arch preempt_defer fails when the busy loop calls cond_resched()" \
-		"$rc" "$BUILD/modes-$arch-control.out"
-	if unpatched_kernel "$arch" "$arch unpatched kernel fails the mode boot tests"; then
-		base=$UNPATCHED_IMAGE
-		# Every boot that failed must have failed its own checks (run.sh
-		# prints "### FAIL(STATUS)"), not crashed, hung or splatted.
-		tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$base" boot-short \
-			>"$BUILD/modes-$arch-base.out" 2>&1
-		rc=$?
-		worst=0
-		statuses=$(sed -n 's/^### FAIL(\([0-9]*\)).*/\1/p' "$BUILD/modes-$arch-base.out")
-		for st in $statuses; do
-			[ "$(vm_verdict "$st")" = fail ] || worst=$st
-		done
-		if [ "$rc" -ne 0 ]; then
-			rc=1
-			[ "$worst" -eq 0 ] || rc=$worst
-		fi
-		vm_expect_fail "$arch unpatched kernel fails the mode boot tests" "$rc" \
-			"$BUILD/modes-$arch-base.out"
-	fi
-done
+	done
+}
 
 # stress ARCH SWITCHES: switch through sysfs and debugfs under load.
 stress() {
@@ -88,5 +44,53 @@ stress() {
 		diag "$(tail -n 40 "$BUILD/stress-$1.err")"
 	fi
 }
-stress arm64 "${SWITCHES:-1000}"
-stress x86_64 "${SWITCHES_X86_64:-10}"
+
+suite_run() {
+	for arch in arm64 x86_64; do
+		patched=$(kernel_image "$arch" "$(check_variant "$arch")")
+		if [ ! -f "$patched" ]; then
+			not_ok "$arch mode tests (no patched kernel; see the build suite)"
+			continue
+		fi
+		# Each boot prints its own TAP; check.sh numbers it into the stream.
+		tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$patched" boot kselftest 2>"$BUILD/modes-$arch.err"
+		rc=$?
+		if [ "$rc" -ne 0 ]; then
+			not_ok "$arch mode tests: $rc boot(s) failed (see $BUILD/modes-$arch.err)"
+			diag "$(tail -n 40 "$BUILD/modes-$arch.err")"
+		fi
+		# The behaviour test must fail when the busy loop has a preemption
+		# point (the test module's resched=1): none and voluntary preempt it.
+		tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$patched" kselftest-control \
+			>"$BUILD/modes-$arch-control.out" 2>&1
+		rc=$?
+		worst=$(sed -n 's/^### FAIL(\([0-9]*\)).*/\1/p' "$BUILD/modes-$arch-control.out")
+		[ "$rc" -eq 0 ] || rc=${worst:-1}
+		vm_expect_fail "$arch preempt_defer fails when the busy loop calls cond_resched()" \
+			"$rc" "$BUILD/modes-$arch-control.out"
+		if unpatched_kernel "$arch" "$arch unpatched kernel fails the mode boot tests"; then
+			base=$UNPATCHED_IMAGE
+			# Every boot that failed must have failed its own checks (run.sh
+			# prints "### FAIL(STATUS)"), not crashed, hung or splatted.
+			tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$base" boot-short \
+				>"$BUILD/modes-$arch-base.out" 2>&1
+			rc=$?
+			worst=0
+			statuses=$(sed -n 's/^### FAIL(\([0-9]*\)).*/\1/p' "$BUILD/modes-$arch-base.out")
+			for st in $statuses; do
+				[ "$(vm_verdict "$st")" = fail ] || worst=$st
+			done
+			if [ "$rc" -ne 0 ]; then
+				rc=1
+				[ "$worst" -eq 0 ] || rc=$worst
+			fi
+			vm_expect_fail "$arch unpatched kernel fails the mode boot tests" "$rc" \
+				"$BUILD/modes-$arch-base.out"
+		fi
+	done
+
+	stress arm64 "${SWITCHES:-1000}"
+	stress x86_64 "${SWITCHES_X86_64:-10}"
+}
+
+suite_main

@@ -13,46 +13,50 @@
 # kernel's RSEQ_SLICE_EXTENSION (arm64 has no GENERIC_ENTRY: not there).
 . tests/lib/common.sh
 
-for arch in arm64 x86_64; do
-	variant=$(check_variant "$arch")
-	if [ ! -f "$(kernel_image "$arch" "$variant")" ]; then
-		not_ok "$arch mechanism smoke (no $variant kernel; see the build suite)"
-		continue
-	fi
-	cells="lazy:anon:off"
-	[ "$arch" = arm64 ] || cells="$cells lazy:anon:slice"
-	mdir=$BUILD/mech-smoke-$arch
-	if MECH_FRESH=1 MECH_OUT=$mdir MECH_ARCHES=$arch MECH_VCPUS=2 \
-		MECH_KERNELS=$variant MECH_CELLS=$cells MECH_REPS=1 MECH_SECS=0.3 \
-		MECH_SIZE=16 MECH_PG_T=0 tests/bench/mechanism.sh \
-		>"$mdir.log" 2>&1; then
-		ok "$arch mechanism harness ran ($cells)"
-	else
-		not_ok "$arch mechanism harness ran ($cells)"
-		diag "$(tail -n 15 "$mdir.log")"
-		continue
-	fi
-	for c in $cells; do
-		f=$mdir/cells/$arch-2-$variant-$(echo "$c" | tr : -).txt
-		line=$(cat "$f" 2>/dev/null)
-		get() { printf '%s' "$line" | sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
-		ev=$(get events) lost=$(get lost) ns=$(get no_stack)
-		sum=$(($(get in_kernel) + $(get at_return) + $(get blocked) + $(get not_holding)))
-		if [ -n "$ev" ] && [ "$ev" -gt 0 ] && [ "$lost" = 0 ] && [ "$ns" = 0 ] &&
-			[ "$sum" -eq "$ev" ]; then
-			ok "$arch $c: $ev worker switches traced, all classified, none lost"
-		else
-			not_ok "$arch $c: worker switches traced, all classified, none lost"
-			diag "events=$ev lost=$lost no_stack=$ns classified=$sum" "$line"
+suite_run() {
+	for arch in arm64 x86_64; do
+		variant=$(check_variant "$arch")
+		if [ ! -f "$(kernel_image "$arch" "$variant")" ]; then
+			not_ok "$arch mechanism smoke (no $variant kernel; see the build suite)"
+			continue
 		fi
+		cells="lazy:anon:off"
+		[ "$arch" = arm64 ] || cells="$cells lazy:anon:slice"
+		mdir=$BUILD/mech-smoke-$arch
+		if MECH_FRESH=1 MECH_OUT=$mdir MECH_ARCHES=$arch MECH_VCPUS=2 \
+			MECH_KERNELS=$variant MECH_CELLS=$cells MECH_REPS=1 MECH_SECS=0.3 \
+			MECH_SIZE=16 MECH_PG_T=0 tests/bench/mechanism.sh \
+			>"$mdir.log" 2>&1; then
+			ok "$arch mechanism harness ran ($cells)"
+		else
+			not_ok "$arch mechanism harness ran ($cells)"
+			diag "$(tail -n 15 "$mdir.log")"
+			continue
+		fi
+		for c in $cells; do
+			f=$mdir/cells/$arch-2-$variant-$(echo "$c" | tr : -).txt
+			line=$(cat "$f" 2>/dev/null)
+			get() { printf '%s' "$line" | sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
+			ev=$(get events) lost=$(get lost) ns=$(get no_stack)
+			sum=$(($(get in_kernel) + $(get at_return) + $(get blocked) + $(get not_holding)))
+			if [ -n "$ev" ] && [ "$ev" -gt 0 ] && [ "$lost" = 0 ] && [ "$ns" = 0 ] &&
+				[ "$sum" -eq "$ev" ]; then
+				ok "$arch $c: $ev worker switches traced, all classified, none lost"
+			else
+				not_ok "$arch $c: worker switches traced, all classified, none lost"
+				diag "events=$ev lost=$lost no_stack=$ns classified=$sum" "$line"
+			fi
+		done
+		if [ "$arch" = x86_64 ]; then
+			g=$(sed -n 's/.* slice_granted=\([0-9]*\).*/\1/p' \
+				"$mdir/cells/$arch-2-$variant-lazy-anon-slice.txt" 2>/dev/null)
+			check "$arch rseq slice extension available to the holder (granted $g)" \
+				test -n "$g"
+		fi
+		check "$arch mechanism.json has every cell" sh -c \
+			"python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(len(d[\"cells\"]) != int(sys.argv[2]))' \
+			'$mdir/mechanism.json' $(echo "$cells" | wc -w)"
 	done
-	if [ "$arch" = x86_64 ]; then
-		g=$(sed -n 's/.* slice_granted=\([0-9]*\).*/\1/p' \
-			"$mdir/cells/$arch-2-$variant-lazy-anon-slice.txt" 2>/dev/null)
-		check "$arch rseq slice extension available to the holder (granted $g)" \
-			test -n "$g"
-	fi
-	check "$arch mechanism.json has every cell" sh -c \
-		"python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(len(d[\"cells\"]) != int(sys.argv[2]))' \
-		'$mdir/mechanism.json' $(echo "$cells" | wc -w)"
-done
+}
+
+suite_main

@@ -14,42 +14,52 @@
 # tree, prepared here); 05-vm points it at a stand-in.
 . tests/lib/common.sh
 
-ksrc=${HUGEWARN_KSRC:-}
-if [ -z "$ksrc" ]; then
-	make -s patched-tree >/dev/null 2>&1 || { not_ok "prepare the patched tree"; exit 1; }
-	ksrc=$CACHE/trees/patched
-fi
 # HUGEWARN_ARCHES: the VM layer's self-test (05-vm) runs arm64 only.
-for arch in ${HUGEWARN_ARCHES:-arm64 x86_64}; do
-	dir=$BUILD/hugewarn-$arch
-	rm -rf "$dir"
-	if ! tests/hugewarn/build.sh "$arch" "$dir" "$ksrc" \
-		>"$BUILD/hugewarn-build-$arch.log" 2>&1; then
-		not_ok "$arch build the shmem_hugepage_warn kselftest"
-		diag "$(tail -n 20 "$BUILD/hugewarn-build-$arch.log")"
-		continue
+arches=${HUGEWARN_ARCHES:-arm64 x86_64}
+
+suite_setup() {
+	ksrc=${HUGEWARN_KSRC:-}
+	if [ -z "$ksrc" ]; then
+		need "prepare the patched tree" make -s patched-tree
+		ksrc=$CACHE/trees/patched
 	fi
-	patched=$(kernel_image "$arch" "$(check_variant "$arch")")
-	if [ ! -f "$patched" ]; then
-		not_ok "$arch hugewarn tests (no patched kernel; see the build suite)"
-		continue
-	fi
-	append=
-	[ "$arch" = arm64 ] && append=sysctl.vm.shmem_hugepage_warn_bytes=16777216
-	"$RIG/launch-vm.sh" --arch "$arch" --kernel "$patched" --timeout 300 \
-		${append:+--append "$append"} \
-		"$dir" >"$BUILD/hugewarn-$arch.out" 2>"$BUILD/hugewarn-$arch.err"
-	rc=$?
-	sed "s/^\(\(not \)\{0,1\}ok [0-9]* \)\(- \)\{0,1\}/\1- $arch: /" "$BUILD/hugewarn-$arch.out"
-	if [ "$rc" -ne 0 ]; then
-		not_ok "$arch hugewarn guest: verdict $(vm_verdict "$rc") (exit $rc, see $BUILD/hugewarn-$arch.err)"
-		diag "$(tail -n 40 "$BUILD/hugewarn-$arch.err")"
-	fi
-	if unpatched_kernel "$arch" "$arch unpatched kernel fails the shmem_hugepage_warn kselftest"; then
-		rc=0
-		"$RIG/launch-vm.sh" --arch "$arch" --kernel "$UNPATCHED_IMAGE" --timeout 300 "$dir" \
-			>"$BUILD/hugewarn-$arch-base.out" 2>"$BUILD/hugewarn-$arch-base.err" || rc=$?
-		vm_expect_fail "$arch unpatched kernel fails the shmem_hugepage_warn kselftest" "$rc" \
-			"$BUILD/hugewarn-$arch-base.out"
-	fi
-done
+	for arch in $arches; do
+		dir=$BUILD/hugewarn-$arch
+		rm -rf "$dir"
+		tests/hugewarn/build.sh "$arch" "$dir" "$ksrc" \
+			>"$BUILD/hugewarn-build-$arch.log" 2>&1 ||
+			bail "$arch build the shmem_hugepage_warn kselftest" \
+				"$BUILD/hugewarn-build-$arch.log"
+	done
+}
+
+suite_run() {
+	for arch in $arches; do
+		dir=$BUILD/hugewarn-$arch
+		patched=$(kernel_image "$arch" "$(check_variant "$arch")")
+		if [ ! -f "$patched" ]; then
+			not_ok "$arch hugewarn tests (no patched kernel; see the build suite)"
+			continue
+		fi
+		append=
+		[ "$arch" = arm64 ] && append=sysctl.vm.shmem_hugepage_warn_bytes=16777216
+		"$RIG/launch-vm.sh" --arch "$arch" --kernel "$patched" --timeout 300 \
+			${append:+--append "$append"} \
+			"$dir" >"$BUILD/hugewarn-$arch.out" 2>"$BUILD/hugewarn-$arch.err"
+		rc=$?
+		sed "s/^\(\(not \)\{0,1\}ok [0-9]* \)\(- \)\{0,1\}/\1- $arch: /" "$BUILD/hugewarn-$arch.out"
+		if [ "$rc" -ne 0 ]; then
+			not_ok "$arch hugewarn guest: verdict $(vm_verdict "$rc") (exit $rc, see $BUILD/hugewarn-$arch.err)"
+			diag "$(tail -n 40 "$BUILD/hugewarn-$arch.err")"
+		fi
+		if unpatched_kernel "$arch" "$arch unpatched kernel fails the shmem_hugepage_warn kselftest"; then
+			rc=0
+			"$RIG/launch-vm.sh" --arch "$arch" --kernel "$UNPATCHED_IMAGE" --timeout 300 "$dir" \
+				>"$BUILD/hugewarn-$arch-base.out" 2>"$BUILD/hugewarn-$arch-base.err" || rc=$?
+			vm_expect_fail "$arch unpatched kernel fails the shmem_hugepage_warn kselftest" "$rc" \
+				"$BUILD/hugewarn-$arch-base.out"
+		fi
+	done
+}
+
+suite_main

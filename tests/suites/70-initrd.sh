@@ -14,18 +14,6 @@
 
 T=tests/initrd
 work=$BUILD/initrd
-mkdir -p "$work/out"
-
-check "initrd scripts are shellcheck clean (POSIX sh)" shellcheck -s sh \
-	initrd/lib/preempt-policy-lib.sh \
-	initrd/dracut/55preempt-policy/preempt-policy-hook.sh \
-	initrd/initramfs-tools/hooks/preempt-policy \
-	initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
-	$T/*.sh $T/guest/guest.sh tests/rig/guest-init $T/guest/fault-* \
-	tests/suites/70-initrd.sh
-
-check "dracut's module-setup.sh is shellcheck clean (bash, as dracut runs it)" \
-	shellcheck -s bash initrd/dracut/55preempt-policy/module-setup.sh
 
 spdx_missing() {
 	find initrd tests/initrd tests/suites/70-initrd.sh -type f |
@@ -33,223 +21,6 @@ spdx_missing() {
 			grep -q 'SPDX-License-Identifier: GPL-2.0' "$f" || echo "$f"
 		done
 }
-missing=$(spdx_missing)
-if [ -z "$missing" ]; then
-	ok "SPDX-License-Identifier in every initrd file"
-else
-	not_ok "SPDX-License-Identifier in every initrd file"
-	diag "missing: $missing"
-fi
-
-# The boot cases opt in to the PostgreSQL rules the way the shipped
-# policy's comment says: its commented "#rule" lines, uncommented, in a
-# drop-in of the guest root (fixture pg-optin).
-want=$(sed -n 's/^#\(rule \)/\1/p' policy/preempt-policy.conf)
-got=$(grep '^rule ' $T/roots/pg-optin/etc/preempt-policy.d/50-postgresql.conf)
-if [ -n "$want" ] && [ "$got" = "$want" ]; then
-	ok "the guest root's opt-in drop-in holds the shipped policy's commented rules"
-else
-	not_ok "the guest root's opt-in drop-in differs from the shipped policy's commented rules"
-	diag "drop-in: $got" "shipped: $want"
-fi
-
-# make install lays the files out where dracut, systemd and
-# initramfs-tools look (their directories from pkg-config, whatever
-# PREFIX says), with the paths filled in.
-dirs=$(make -s -C initrd print-dirs PREFIX=/usr/local)
-DRACUTDIR=$(printf '%s\n' "$dirs" | sed -n 's/.*DRACUTDIR=\([^ ]*\).*/\1/p')
-UNITDIR=$(printf '%s\n' "$dirs" | sed -n 's/.*UNITDIR=\([^ ]*\).*/\1/p')
-want_dracut=$(pkg-config --variable=dracutmodulesdir dracut 2>/dev/null)
-want_unit=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
-if [ "$DRACUTDIR" = "${want_dracut:-/usr/lib/dracut/modules.d}/55preempt-policy" ] &&
-	[ "$UNITDIR" = "${want_unit:-/usr/lib/systemd/system}" ]; then
-	ok "PREFIX=/usr/local leaves the dracut and systemd directories to pkg-config ($DRACUTDIR, $UNITDIR)"
-else
-	not_ok "PREFIX=/usr/local moved the boot directories: $dirs"
-fi
-dest=$work/destdir
-rm -rf "$dest"
-if out=$(make -s install DESTDIR="$dest" PREFIX=/usr/local 2>&1); then
-	bad=
-	for f in "$DRACUTDIR/module-setup.sh" "$DRACUTDIR/preempt-policy-hook.sh" \
-		"$DRACUTDIR/preempt-policy-lib.sh" "$UNITDIR/preempt-policy.service" \
-		"$UNITDIR/preempt-policy-check.service" "$UNITDIR/preempt-policy-check.timer" \
-		"$UNITDIR/postgresql@.service.d/preempt-policy.conf" \
-		/usr/share/initramfs-tools/hooks/preempt-policy \
-		/usr/share/initramfs-tools/scripts/init-bottom/preempt-policy \
-		/usr/local/lib/preempt-policy/preempt-policy-lib.sh \
-		/usr/local/sbin/preempt-policy /etc/preempt-policy.conf \
-		/usr/local/share/man/man8/preempt-policy.8; do
-		[ -f "$dest$f" ] || bad="$bad missing:$f"
-	done
-	for f in "$DRACUTDIR/module-setup.sh" \
-		/usr/share/initramfs-tools/hooks/preempt-policy \
-		/usr/share/initramfs-tools/scripts/init-bottom/preempt-policy; do
-		[ -x "$dest$f" ] || bad="$bad not-executable:$f"
-	done
-	if grep -rl '@[A-Z]*DIR@' "$dest" >/dev/null; then
-		bad="$bad unsubstituted:$(grep -rl '@[A-Z]*DIR@' "$dest" | tr '\n' ' ')"
-	fi
-	grep -q '/usr/local/sbin' "$dest$DRACUTDIR/module-setup.sh" ||
-		bad="$bad module-setup.sh-without-/usr/local/sbin"
-	if [ -z "$bad" ]; then
-		ok "make install DESTDIR PREFIX=/usr/local: dracut, systemd and initramfs-tools layout"
-	else
-		not_ok "make install layout:$bad"
-	fi
-else
-	not_ok "make install DESTDIR PREFIX=/usr/local"
-	diag "$out"
-fi
-
-# An edited /etc/preempt-policy.conf survives install and uninstall;
-# uninstall removes every other file.
-echo "rule site: cpus > 1 -> full" >>"$dest/etc/preempt-policy.conf"
-cp "$dest/etc/preempt-policy.conf" "$work/edited.conf"
-d2=$work/destdir2
-rm -rf "$d2"
-cp -a "$dest" "$d2"
-if make -s install DESTDIR="$d2" PREFIX=/usr/local >/dev/null 2>&1 &&
-	cmp -s "$d2/etc/preempt-policy.conf" "$work/edited.conf" &&
-	[ -f "$d2/etc/preempt-policy.conf.dist" ] &&
-	make -s uninstall DESTDIR="$d2" PREFIX=/usr/local >/dev/null 2>&1 &&
-	[ "$(find "$d2" -type f)" = "$d2/etc/preempt-policy.conf" ] &&
-	cmp -s "$d2/etc/preempt-policy.conf" "$work/edited.conf"; then
-	ok "make install keeps an edited /etc/preempt-policy.conf (default as .dist); uninstall removes the rest"
-else
-	not_ok "make install/uninstall and an edited /etc/preempt-policy.conf: left $(find "$d2" -type f | tr '\n' ' ')"
-fi
-
-# make builds user space only; clean and distclean never touch the cache.
-if make -n all 2>&1 | grep -q 'build-kernel\|kernel-'; then
-	not_ok "make (all) builds user space only"
-else
-	ok "make (all) builds user space only: $(make -n all 2>&1 | head -n 1)"
-fi
-scratch=$work/clean-scratch
-rm -rf "$scratch"
-mkdir -p "$scratch/cache"
-: >"$scratch/cache/marker"
-if make -n distclean CACHE="$scratch/cache" BUILD="$scratch/build" 2>/dev/null |
-	grep -E '(^|[ ;&|])rm ' | grep -qF "$scratch/cache"; then
-	not_ok "make distclean would delete the cache"
-elif make -s clean CACHE="$scratch/cache" BUILD="$scratch/cache" >/dev/null 2>&1 ||
-	[ ! -f "$scratch/cache/marker" ]; then
-	not_ok "make clean with BUILD holding the cache removed it"
-else
-	ok "make clean and distclean never delete the cache (a BUILD holding it is refused)"
-fi
-
-# check() of the installed module-setup.sh, as dracut calls it (bash,
-# dracut's variables): an optional module (255: only when asked for),
-# in hostonly images where the host has the tool (0), never in a kdump
-# image or without the tool (1). The tool is looked up below the sysroot.
-ms=$dest$DRACUTDIR/module-setup.sh
-sr=$work/check-sysroot
-rm -rf "$sr"
-mkdir -p "$sr/usr/sbin"
-cp /bin/true "$sr/usr/sbin/preempt-policy"
-got=
-for how in generic hostonly kdump no-tool user-bin user-bin-missing; do
-	# shellcheck disable=SC2016 # expanded by bash
-	r=$(dracutsysrootdir=$sr bash -c '
-		. "$1" || exit 99
-		case $2 in
-		hostonly) hostonly=-h ;;
-		kdump) hostonly=-h IN_KDUMP=1 ;;
-		no-tool) dracutsysrootdir=$dracutsysrootdir/nothing ;;
-		user-bin) preempt_policy_bin=/usr/sbin/preempt-policy ;;
-		user-bin-missing) preempt_policy_bin=/usr/bin/preempt-policy ;;
-		esac
-		check
-		echo $?' check "$ms" "$how" 2>&1)
-	got="$got $how=$r"
-done
-want=" generic=255 hostonly=0 kdump=1 no-tool=1 user-bin=255 user-bin-missing=1"
-if [ "$got" = "$want" ]; then
-	ok "dracut check(): optional (255), hostonly 0, never kdump, tool looked up below the sysroot"
-else
-	not_ok "dracut check():$got; want$want"
-fi
-
-unit=$dest$UNITDIR/preempt-policy.service
-if command -v systemd-analyze >/dev/null; then
-	check "preempt-policy.service, preempt-policy-check.service and .timer pass systemd-analyze verify (no line ignored)" \
-		make -s -C initrd check
-	# The hardening: an exposure level below 4 (preempt-policy.service's
-	# was 9.5 UNSAFE).
-	for u in preempt-policy.service preempt-policy-check.service; do
-		level=$(systemd-analyze security --offline=yes "$dest$UNITDIR/$u" 2>/dev/null |
-			sed -n "s/.*Overall exposure level for $u: \([0-9.]*\).*/\1/p")
-		if [ -n "$level" ] && awk -v l="$level" 'BEGIN { exit !(l < 4) }'; then
-			ok "$u: systemd-analyze security exposure $level (below 4)"
-		else
-			not_ok "$u: systemd-analyze security exposure '${level:-none}', want below 4"
-		fi
-	done
-else
-	skip "preempt-policy.service passes systemd-analyze verify" "no systemd-analyze"
-	skip "preempt-policy.service exposure below 4" "no systemd-analyze"
-	skip "preempt-policy-check.service exposure below 4" "no systemd-analyze"
-fi
-# Conditions and order the decision depends on.
-missing=
-for l in 'ConditionVirtualization=!container' \
-	'After=systemd-sysctl.service systemd-tmpfiles-setup.service' \
-	'RuntimeDirectory=preempt-policy' 'TimeoutStartSec=10s' \
-	'DeviceAllow=/dev/kmsg w' 'DevicePolicy=closed'; do
-	grep -qxF "$l" "$unit" || missing="$missing '$l'"
-done
-if [ -z "$missing" ]; then
-	ok "preempt-policy.service: not in containers, after sysctl and tmpfiles, own output directory, 10 s"
-else
-	not_ok "preempt-policy.service lacks:$missing"
-fi
-
-# The unit's ExecStart, as installed, run by /bin/sh on a scratch tree
-# (PREEMPT_POLICY_PREFIX; the library hands it to the tool): its exit
-# status is the tool's, and it leaves this run's status, not an older one.
-execstart=$(sed -n "s/^ExecStart=\/bin\/sh -c '\(.*\)'\$/\1/p" "$unit" | sed 's/\$\$/$/g')
-sc=$work/unit-run
-rm -rf "$sc"
-mkdir -p "$sc/proc" "$sc/sys/kernel/preempt" "$sc/etc" "$sc/run/preempt-policy" "$sc/dev" "$sc/lib"
-echo "console=ttyS0" >"$sc/proc/cmdline"
-echo "full (lazy)" >"$sc/sys/kernel/preempt/mode"
-: >"$sc/dev/kmsg"
-echo stale >"$sc/run/preempt-policy/status"
-got=
-for want in 0 3 4; do
-	printf '#!/bin/sh\nexit %s\n' "$want" >"$sc/tool"
-	chmod +x "$sc/tool"
-	# The installed library's path is in the command; run it from there.
-	PREEMPT_POLICY_PREFIX=$sc PREEMPT_POLICY_STAGE=unit PREEMPT_POLICY_BIN=$sc/tool \
-		PREEMPT_POLICY_TIMEOUT=5 \
-		/bin/sh -c "$(printf '%s' "$execstart" | sed "s|/usr/local/lib/preempt-policy/|$dest/usr/local/lib/preempt-policy/|")"
-	got="$got $?:$(cat "$sc/run/preempt-policy/status" 2>/dev/null)"
-done
-if [ "$got" = " 0:0 3:3 4:4" ] && grep -q 'preempt-policy: unit: writing the mode failed (exit 4)' "$sc/dev/kmsg"; then
-	ok "preempt-policy.service's ExecStart exits with the tool's status and leaves it in /run/preempt-policy/status"
-else
-	not_ok "preempt-policy.service's ExecStart: exit:status$got, want 0:0 3:3 4:4 and a unit: log line"
-	diag "$(cat "$sc/dev/kmsg")"
-fi
-
-# --- the hook sourced by real shells, /run broken ---------------------
-
-# dash, bash as sh and busybox sh source the real dracut hook with /run
-# read-only, full, a file, and the library missing, a directory or
-# broken: each must reach its next line (tests/initrd/shell-faults.sh;
-# user and mount namespaces, a scratch tree, nothing of the host's).
-bin=$work/x86_64/preempt-policy
-if [ "$(uname -m)" != x86_64 ]; then
-	skip "the hook sourced by dash, bash and busybox sh with /run broken" \
-		"needs an x86_64 host for the static x86_64 tool"
-elif ! out=$("$T/build-policy.sh" x86_64 "$bin" 2>&1); then
-	not_ok "x86_64 static preempt-policy builds (make -C policy static)"
-	diag "$out"
-else
-	"$T/shell-faults.sh" "$bin"
-fi
 
 # --- guests ------------------------------------------------------------
 
@@ -458,26 +229,276 @@ not_selected() {
 	skip "$1" "no case of it selected by INITRD_CASES='$INITRD_CASES'"
 }
 
-bin=$work/x86_64/preempt-policy
-if ! any_selected x86_64 dracut "$cases"; then
-	not_selected "x86_64 dracut initramfs"
-elif [ ! -x "$bin" ]; then
-	not_ok "x86_64 dracut initramfs: no static x86_64 preempt-policy"
-elif ! command -v dracut >/dev/null; then
-	skip "x86_64 dracut initramfs" "dracut is not installed"
-elif ! out=$("$T/mkdracut.sh" "$work/dracut-x86_64.img" "$bin" "$T/initrd-conf" 2>&1); then
-	not_ok "x86_64 dracut builds an initramfs with 55preempt-policy"
-	diag "$out"
-else
-	check_dracut_image x86_64
-	run_cases x86_64 dracut boot_dracut "$cases"
-fi
+suite_setup() {
+	mkdir -p "$work/out"
+	# The static tools the images carry (13-policy-lint checks their build).
+	if [ "$(uname -m)" = x86_64 ]; then
+		need "x86_64 static preempt-policy builds (make -C policy static)" \
+			"$T/build-policy.sh" x86_64 "$work/x86_64/preempt-policy"
+	fi
+	need "arm64 static preempt-policy builds (make -C policy static CC=$(guest_cc arm64))" \
+		"$T/build-policy.sh" arm64 "$work/arm64/preempt-policy"
+}
 
-bin=$work/arm64/preempt-policy
-if ! out=$("$T/build-policy.sh" arm64 "$bin" 2>&1); then
-	not_ok "arm64 static preempt-policy builds (make -C policy static CC=$(guest_cc arm64))"
-	diag "$out"
-else
+# initrd_lint: shellcheck, SPDX lines, the opt-in drop-in of the guest roots.
+initrd_lint() {
+	check "initrd scripts are shellcheck clean (POSIX sh)" shellcheck -s sh \
+		initrd/lib/preempt-policy-lib.sh \
+		initrd/dracut/55preempt-policy/preempt-policy-hook.sh \
+		initrd/initramfs-tools/hooks/preempt-policy \
+		initrd/initramfs-tools/scripts/init-bottom/preempt-policy \
+		$T/*.sh $T/guest/guest.sh tests/rig/guest-init $T/guest/fault-* \
+		tests/suites/70-initrd.sh
+
+	check "dracut's module-setup.sh is shellcheck clean (bash, as dracut runs it)" \
+		shellcheck -s bash initrd/dracut/55preempt-policy/module-setup.sh
+
+	missing=$(spdx_missing)
+	if [ -z "$missing" ]; then
+		ok "SPDX-License-Identifier in every initrd file"
+	else
+		not_ok "SPDX-License-Identifier in every initrd file"
+		diag "missing: $missing"
+	fi
+
+	# The boot cases opt in to the PostgreSQL rules the way the shipped
+	# policy's comment says: its commented "#rule" lines, uncommented, in a
+	# drop-in of the guest root (fixture pg-optin).
+	want=$(sed -n 's/^#\(rule \)/\1/p' policy/preempt-policy.conf)
+	got=$(grep '^rule ' $T/roots/pg-optin/etc/preempt-policy.d/50-postgresql.conf)
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "the guest root's opt-in drop-in holds the shipped policy's commented rules"
+	else
+		not_ok "the guest root's opt-in drop-in differs from the shipped policy's commented rules"
+		diag "drop-in: $got" "shipped: $want"
+	fi
+}
+
+# initrd_install: make install/uninstall layout, clean never touching the cache.
+initrd_install() {
+	# make install lays the files out where dracut, systemd and
+	# initramfs-tools look (their directories from pkg-config, whatever
+	# PREFIX says), with the paths filled in.
+	dirs=$(make -s -C initrd print-dirs PREFIX=/usr/local)
+	DRACUTDIR=$(printf '%s\n' "$dirs" | sed -n 's/.*DRACUTDIR=\([^ ]*\).*/\1/p')
+	UNITDIR=$(printf '%s\n' "$dirs" | sed -n 's/.*UNITDIR=\([^ ]*\).*/\1/p')
+	want_dracut=$(pkg-config --variable=dracutmodulesdir dracut 2>/dev/null)
+	want_unit=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+	if [ "$DRACUTDIR" = "${want_dracut:-/usr/lib/dracut/modules.d}/55preempt-policy" ] &&
+		[ "$UNITDIR" = "${want_unit:-/usr/lib/systemd/system}" ]; then
+		ok "PREFIX=/usr/local leaves the dracut and systemd directories to pkg-config ($DRACUTDIR, $UNITDIR)"
+	else
+		not_ok "PREFIX=/usr/local moved the boot directories: $dirs"
+	fi
+	dest=$work/destdir
+	rm -rf "$dest"
+	if out=$(make -s install DESTDIR="$dest" PREFIX=/usr/local 2>&1); then
+		bad=
+		for f in "$DRACUTDIR/module-setup.sh" "$DRACUTDIR/preempt-policy-hook.sh" \
+			"$DRACUTDIR/preempt-policy-lib.sh" "$UNITDIR/preempt-policy.service" \
+			"$UNITDIR/preempt-policy-check.service" "$UNITDIR/preempt-policy-check.timer" \
+			"$UNITDIR/postgresql@.service.d/preempt-policy.conf" \
+			/usr/share/initramfs-tools/hooks/preempt-policy \
+			/usr/share/initramfs-tools/scripts/init-bottom/preempt-policy \
+			/usr/local/lib/preempt-policy/preempt-policy-lib.sh \
+			/usr/local/sbin/preempt-policy /etc/preempt-policy.conf \
+			/usr/local/share/man/man8/preempt-policy.8; do
+			[ -f "$dest$f" ] || bad="$bad missing:$f"
+		done
+		for f in "$DRACUTDIR/module-setup.sh" \
+			/usr/share/initramfs-tools/hooks/preempt-policy \
+			/usr/share/initramfs-tools/scripts/init-bottom/preempt-policy; do
+			[ -x "$dest$f" ] || bad="$bad not-executable:$f"
+		done
+		if grep -rl '@[A-Z]*DIR@' "$dest" >/dev/null; then
+			bad="$bad unsubstituted:$(grep -rl '@[A-Z]*DIR@' "$dest" | tr '\n' ' ')"
+		fi
+		grep -q '/usr/local/sbin' "$dest$DRACUTDIR/module-setup.sh" ||
+			bad="$bad module-setup.sh-without-/usr/local/sbin"
+		if [ -z "$bad" ]; then
+			ok "make install DESTDIR PREFIX=/usr/local: dracut, systemd and initramfs-tools layout"
+		else
+			not_ok "make install layout:$bad"
+		fi
+	else
+		not_ok "make install DESTDIR PREFIX=/usr/local"
+		diag "$out"
+	fi
+
+	# An edited /etc/preempt-policy.conf survives install and uninstall;
+	# uninstall removes every other file.
+	echo "rule site: cpus > 1 -> full" >>"$dest/etc/preempt-policy.conf"
+	cp "$dest/etc/preempt-policy.conf" "$work/edited.conf"
+	d2=$work/destdir2
+	rm -rf "$d2"
+	cp -a "$dest" "$d2"
+	if make -s install DESTDIR="$d2" PREFIX=/usr/local >/dev/null 2>&1 &&
+		cmp -s "$d2/etc/preempt-policy.conf" "$work/edited.conf" &&
+		[ -f "$d2/etc/preempt-policy.conf.dist" ] &&
+		make -s uninstall DESTDIR="$d2" PREFIX=/usr/local >/dev/null 2>&1 &&
+		[ "$(find "$d2" -type f)" = "$d2/etc/preempt-policy.conf" ] &&
+		cmp -s "$d2/etc/preempt-policy.conf" "$work/edited.conf"; then
+		ok "make install keeps an edited /etc/preempt-policy.conf (default as .dist); uninstall removes the rest"
+	else
+		not_ok "make install/uninstall and an edited /etc/preempt-policy.conf: left $(find "$d2" -type f | tr '\n' ' ')"
+	fi
+
+	# make builds user space only; clean and distclean never touch the cache.
+	if make -n all 2>&1 | grep -q 'build-kernel\|kernel-'; then
+		not_ok "make (all) builds user space only"
+	else
+		ok "make (all) builds user space only: $(make -n all 2>&1 | head -n 1)"
+	fi
+	scratch=$work/clean-scratch
+	rm -rf "$scratch"
+	mkdir -p "$scratch/cache"
+	: >"$scratch/cache/marker"
+	if make -n distclean CACHE="$scratch/cache" BUILD="$scratch/build" 2>/dev/null |
+		grep -E '(^|[ ;&|])rm ' | grep -qF "$scratch/cache"; then
+		not_ok "make distclean would delete the cache"
+	elif make -s clean CACHE="$scratch/cache" BUILD="$scratch/cache" >/dev/null 2>&1 ||
+		[ ! -f "$scratch/cache/marker" ]; then
+		not_ok "make clean with BUILD holding the cache removed it"
+	else
+		ok "make clean and distclean never delete the cache (a BUILD holding it is refused)"
+	fi
+}
+
+initrd_dracut_check() {
+	# check() of the installed module-setup.sh, as dracut calls it (bash,
+	# dracut's variables): an optional module (255: only when asked for),
+	# in hostonly images where the host has the tool (0), never in a kdump
+	# image or without the tool (1). The tool is looked up below the sysroot.
+	ms=$dest$DRACUTDIR/module-setup.sh
+	sr=$work/check-sysroot
+	rm -rf "$sr"
+	mkdir -p "$sr/usr/sbin"
+	cp /bin/true "$sr/usr/sbin/preempt-policy"
+	got=
+	for how in generic hostonly kdump no-tool user-bin user-bin-missing; do
+		# shellcheck disable=SC2016 # expanded by bash
+		r=$(dracutsysrootdir=$sr bash -c '
+			. "$1" || exit 99
+			case $2 in
+			hostonly) hostonly=-h ;;
+			kdump) hostonly=-h IN_KDUMP=1 ;;
+			no-tool) dracutsysrootdir=$dracutsysrootdir/nothing ;;
+			user-bin) preempt_policy_bin=/usr/sbin/preempt-policy ;;
+			user-bin-missing) preempt_policy_bin=/usr/bin/preempt-policy ;;
+			esac
+			check
+			echo $?' check "$ms" "$how" 2>&1)
+		got="$got $how=$r"
+	done
+	want=" generic=255 hostonly=0 kdump=1 no-tool=1 user-bin=255 user-bin-missing=1"
+	if [ "$got" = "$want" ]; then
+		ok "dracut check(): optional (255), hostonly 0, never kdump, tool looked up below the sysroot"
+	else
+		not_ok "dracut check():$got; want$want"
+	fi
+}
+
+# initrd_unit: the systemd units: verify, exposure, conditions, ExecStart.
+initrd_unit() {
+	unit=$dest$UNITDIR/preempt-policy.service
+	if command -v systemd-analyze >/dev/null; then
+		check "preempt-policy.service, preempt-policy-check.service and .timer pass systemd-analyze verify (no line ignored)" \
+			make -s -C initrd check
+		# The hardening: an exposure level below 4 (preempt-policy.service's
+		# was 9.5 UNSAFE).
+		for u in preempt-policy.service preempt-policy-check.service; do
+			level=$(systemd-analyze security --offline=yes "$dest$UNITDIR/$u" 2>/dev/null |
+				sed -n "s/.*Overall exposure level for $u: \([0-9.]*\).*/\1/p")
+			if [ -n "$level" ] && awk -v l="$level" 'BEGIN { exit !(l < 4) }'; then
+				ok "$u: systemd-analyze security exposure $level (below 4)"
+			else
+				not_ok "$u: systemd-analyze security exposure '${level:-none}', want below 4"
+			fi
+		done
+	else
+		skip "preempt-policy.service passes systemd-analyze verify" "no systemd-analyze"
+		skip "preempt-policy.service exposure below 4" "no systemd-analyze"
+		skip "preempt-policy-check.service exposure below 4" "no systemd-analyze"
+	fi
+	# Conditions and order the decision depends on.
+	missing=
+	for l in 'ConditionVirtualization=!container' \
+		'After=systemd-sysctl.service systemd-tmpfiles-setup.service' \
+		'RuntimeDirectory=preempt-policy' 'TimeoutStartSec=10s' \
+		'DeviceAllow=/dev/kmsg w' 'DevicePolicy=closed'; do
+		grep -qxF "$l" "$unit" || missing="$missing '$l'"
+	done
+	if [ -z "$missing" ]; then
+		ok "preempt-policy.service: not in containers, after sysctl and tmpfiles, own output directory, 10 s"
+	else
+		not_ok "preempt-policy.service lacks:$missing"
+	fi
+
+	# The unit's ExecStart, as installed, run by /bin/sh on a scratch tree
+	# (PREEMPT_POLICY_PREFIX; the library hands it to the tool): its exit
+	# status is the tool's, and it leaves this run's status, not an older one.
+	execstart=$(sed -n "s/^ExecStart=\/bin\/sh -c '\(.*\)'\$/\1/p" "$unit" | sed 's/\$\$/$/g')
+	sc=$work/unit-run
+	rm -rf "$sc"
+	mkdir -p "$sc/proc" "$sc/sys/kernel/preempt" "$sc/etc" "$sc/run/preempt-policy" "$sc/dev" "$sc/lib"
+	echo "console=ttyS0" >"$sc/proc/cmdline"
+	echo "full (lazy)" >"$sc/sys/kernel/preempt/mode"
+	: >"$sc/dev/kmsg"
+	echo stale >"$sc/run/preempt-policy/status"
+	got=
+	for want in 0 3 4; do
+		printf '#!/bin/sh\nexit %s\n' "$want" >"$sc/tool"
+		chmod +x "$sc/tool"
+		# The installed library's path is in the command; run it from there.
+		PREEMPT_POLICY_PREFIX=$sc PREEMPT_POLICY_STAGE=unit PREEMPT_POLICY_BIN=$sc/tool \
+			PREEMPT_POLICY_TIMEOUT=5 \
+			/bin/sh -c "$(printf '%s' "$execstart" | sed "s|/usr/local/lib/preempt-policy/|$dest/usr/local/lib/preempt-policy/|")"
+		got="$got $?:$(cat "$sc/run/preempt-policy/status" 2>/dev/null)"
+	done
+	if [ "$got" = " 0:0 3:3 4:4" ] && grep -q 'preempt-policy: unit: writing the mode failed (exit 4)' "$sc/dev/kmsg"; then
+		ok "preempt-policy.service's ExecStart exits with the tool's status and leaves it in /run/preempt-policy/status"
+	else
+		not_ok "preempt-policy.service's ExecStart: exit:status$got, want 0:0 3:3 4:4 and a unit: log line"
+		diag "$(cat "$sc/dev/kmsg")"
+	fi
+}
+
+# --- the hook sourced by real shells, /run broken ---------------------
+# dash, bash as sh and busybox sh source the real dracut hook with /run
+# read-only, full, a file, and the library missing, a directory or
+# broken: each must reach its next line (tests/initrd/shell-faults.sh;
+# user and mount namespaces, a scratch tree, nothing of the host's).
+initrd_shell_faults() {
+	if [ "$(uname -m)" != x86_64 ]; then
+		skip "the hook sourced by dash, bash and busybox sh with /run broken" \
+			"needs an x86_64 host for the static x86_64 tool"
+	else
+		"$T/shell-faults.sh" "$work/x86_64/preempt-policy"
+	fi
+}
+
+# guests_x86_64_dracut: the shell dracut image, every case of the table.
+guests_x86_64_dracut() {
+	bin=$work/x86_64/preempt-policy
+	if ! any_selected x86_64 dracut "$cases"; then
+		not_selected "x86_64 dracut initramfs"
+	elif [ ! -x "$bin" ]; then
+		not_ok "x86_64 dracut initramfs: no static x86_64 preempt-policy"
+	elif ! command -v dracut >/dev/null; then
+		skip "x86_64 dracut initramfs" "dracut is not installed"
+	elif ! out=$("$T/mkdracut.sh" "$work/dracut-x86_64.img" "$bin" "$T/initrd-conf" 2>&1); then
+		not_ok "x86_64 dracut builds an initramfs with 55preempt-policy"
+		diag "$out"
+	else
+		check_dracut_image x86_64
+		run_cases x86_64 dracut boot_dracut "$cases"
+	fi
+}
+
+# guests_arm64: the busybox guest (every case, and the arm64-only ones),
+# then the dracut, systemd-based dracut and /etc/cmdline.d images.
+guests_arm64() {
+	bin=$work/arm64/preempt-policy
 	g=$work/guest-arm64
 	rm -rf "$g"
 	mkdir -p "$g"
@@ -530,68 +551,86 @@ $arm64_only"
 		not_ok "arm64 dracut initramfs with /etc/cmdline.d builds"
 		diag "$(printf '%s\n' "$out" | tail -n 20)"
 	fi
-fi
+}
 
 # A real initramfs-tools image (Debian 12's mkinitramfs, the build hook
 # hooks/preempt-policy and init-bottom/preempt-policy): the hook's files
 # are in it, and it boots the x86_64 patched kernel to the real root
 # (mounted read-only) with the mode chosen before its init.
-bin=$work/x86_64/preempt-policy
-kernel=$(kernel_image x86_64 "$(check_variant x86_64)")
-if ! any_selected x86_64 mkinitramfs "$mkinitramfs_cases"; then
-	not_selected "x86_64 initramfs-tools image (mkinitramfs)"
-elif [ "$(uname -m)" != x86_64 ] || [ ! -x "$bin" ]; then
-	skip "x86_64 initramfs-tools image (mkinitramfs)" "needs an x86_64 host and the x86_64 tool"
-elif [ ! -f "${kernel%/arch/*}/.config" ]; then
-	not_ok "x86_64 initramfs-tools image: no kernel config ${kernel%/arch/*}/.config (make kernel-x86_64-$(check_variant x86_64))"
-elif ! out=$("$T/mkinitramfs-tools.sh" "$work/initramfs-tools-x86_64.img" "$bin" \
-	"${kernel%/arch/*}/.config" "$T/initrd-conf" 2>&1); then
-	not_ok "x86_64 mkinitramfs builds an image with the preempt-policy hook"
-	diag "$(printf '%s\n' "$out" | tail -n 20)"
-else
-	list=$(zstd -dc "$work/initramfs-tools-x86_64.img" 2>/dev/null | cpio -it 2>/dev/null)
-	missing=
-	for f in usr/sbin/preempt-policy usr/lib/preempt-policy/preempt-policy-lib.sh \
-		scripts/init-bottom/preempt-policy etc/preempt-policy.conf usr/sbin/run-init; do
-		printf '%s\n' "$list" | grep -qx "$f" || missing="$missing $f"
-	done
-	if [ -z "$missing" ]; then
-		ok "x86_64 mkinitramfs builds an image with the preempt-policy hook (binary, library, init-bottom script, policy)"
-		# And it boots: initramfs-tools' own init (udevd, the root
-		# mounted read-only by its local script, run-init) with the
-		# hook in init-bottom, the root opting in to the PostgreSQL rule.
-		run_cases x86_64 mkinitramfs boot_mkinitramfs "$mkinitramfs_cases" mkinitramfs-
+guests_x86_64_mkinitramfs() {
+	bin=$work/x86_64/preempt-policy
+	kernel=$(kernel_image x86_64 "$(check_variant x86_64)")
+	if ! any_selected x86_64 mkinitramfs "$mkinitramfs_cases"; then
+		not_selected "x86_64 initramfs-tools image (mkinitramfs)"
+	elif [ "$(uname -m)" != x86_64 ] || [ ! -x "$bin" ]; then
+		skip "x86_64 initramfs-tools image (mkinitramfs)" "needs an x86_64 host and the x86_64 tool"
+	elif [ ! -f "${kernel%/arch/*}/.config" ]; then
+		not_ok "x86_64 initramfs-tools image: no kernel config ${kernel%/arch/*}/.config (make kernel-x86_64-$(check_variant x86_64))"
+	elif ! out=$("$T/mkinitramfs-tools.sh" "$work/initramfs-tools-x86_64.img" "$bin" \
+		"${kernel%/arch/*}/.config" "$T/initrd-conf" 2>&1); then
+		not_ok "x86_64 mkinitramfs builds an image with the preempt-policy hook"
+		diag "$(printf '%s\n' "$out" | tail -n 20)"
 	else
-		not_ok "x86_64 mkinitramfs image lacks:$missing"
+		list=$(zstd -dc "$work/initramfs-tools-x86_64.img" 2>/dev/null | cpio -it 2>/dev/null)
+		missing=
+		for f in usr/sbin/preempt-policy usr/lib/preempt-policy/preempt-policy-lib.sh \
+			scripts/init-bottom/preempt-policy etc/preempt-policy.conf usr/sbin/run-init; do
+			printf '%s\n' "$list" | grep -qx "$f" || missing="$missing $f"
+		done
+		if [ -z "$missing" ]; then
+			ok "x86_64 mkinitramfs builds an image with the preempt-policy hook (binary, library, init-bottom script, policy)"
+			# And it boots: initramfs-tools' own init (udevd, the root
+			# mounted read-only by its local script, run-init) with the
+			# hook in init-bottom, the root opting in to the PostgreSQL rule.
+			run_cases x86_64 mkinitramfs boot_mkinitramfs "$mkinitramfs_cases" mkinitramfs-
+		else
+			not_ok "x86_64 mkinitramfs image lacks:$missing"
+		fi
 	fi
-fi
+}
 
 # The systemd-based dracut initramfs (Fedora, RHEL, SUSE): systemd is
 # PID 1, udevd finds the disk, the root is mounted read-only by
 # sysroot.mount, and the hook runs in dracut-pre-pivot.service. Booted
 # once, the root opting in to the PostgreSQL rule (the test kernels have
 # CGROUPS, FHANDLE and INOTIFY_USER, which systemd and udevd need).
-bin=$work/x86_64/preempt-policy
-if ! any_selected x86_64 dracut-systemd "$systemd_cases"; then
-	not_selected "x86_64 systemd-based dracut initramfs"
-elif ! command -v dracut >/dev/null || [ ! -x "$bin" ]; then
-	skip "x86_64 systemd-based dracut initramfs" "no dracut or no x86_64 tool"
-elif ! out=$("$T/mkdracut.sh" --systemd "$work/dracut-x86_64-systemd.img" "$bin" \
-	"$T/initrd-conf" 2>&1); then
-	not_ok "x86_64 systemd-based dracut initramfs builds"
-	diag "$(printf '%s\n' "$out" | tail -n 20)"
-else
-	check_dracut_image x86_64 -systemd
-	list=$(lsinitrd "$work/dracut-x86_64-systemd.img" 2>/dev/null)
-	missing=
-	for f in usr/lib/systemd/systemd dracut-pre-pivot.service \
-		bin/dracut-pre-pivot etc/initrd-release; do
-		printf '%s\n' "$list" | grep -q "$f\( \|$\)" || missing="$missing $f"
-	done
-	if [ -z "$missing" ]; then
-		ok "x86_64 systemd-based dracut initramfs: systemd, dracut-pre-pivot.service, initrd-release"
-		run_cases x86_64 dracut-systemd boot_dracut "$systemd_cases" dracut-systemd-
+guests_x86_64_systemd() {
+	bin=$work/x86_64/preempt-policy
+	if ! any_selected x86_64 dracut-systemd "$systemd_cases"; then
+		not_selected "x86_64 systemd-based dracut initramfs"
+	elif ! command -v dracut >/dev/null || [ ! -x "$bin" ]; then
+		skip "x86_64 systemd-based dracut initramfs" "no dracut or no x86_64 tool"
+	elif ! out=$("$T/mkdracut.sh" --systemd "$work/dracut-x86_64-systemd.img" "$bin" \
+		"$T/initrd-conf" 2>&1); then
+		not_ok "x86_64 systemd-based dracut initramfs builds"
+		diag "$(printf '%s\n' "$out" | tail -n 20)"
 	else
-		not_ok "x86_64 systemd-based dracut initramfs lacks:$missing"
+		check_dracut_image x86_64 -systemd
+		list=$(lsinitrd "$work/dracut-x86_64-systemd.img" 2>/dev/null)
+		missing=
+		for f in usr/lib/systemd/systemd dracut-pre-pivot.service \
+			bin/dracut-pre-pivot etc/initrd-release; do
+			printf '%s\n' "$list" | grep -q "$f\( \|$\)" || missing="$missing $f"
+		done
+		if [ -z "$missing" ]; then
+			ok "x86_64 systemd-based dracut initramfs: systemd, dracut-pre-pivot.service, initrd-release"
+			run_cases x86_64 dracut-systemd boot_dracut "$systemd_cases" dracut-systemd-
+		else
+			not_ok "x86_64 systemd-based dracut initramfs lacks:$missing"
+		fi
 	fi
-fi
+}
+
+suite_run() {
+	initrd_lint
+	initrd_install
+	initrd_dracut_check
+	initrd_unit
+	initrd_shell_faults
+	guests_x86_64_dracut
+	guests_arm64
+	guests_x86_64_mkinitramfs
+	guests_x86_64_systemd
+}
+
+suite_main

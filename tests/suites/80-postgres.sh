@@ -21,50 +21,52 @@ kernel=${PG_KERNEL:-$(kernel_image "$arch" "$variant")}
 [ -z "${PG_KERNEL:-}" ] || variant=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")")
 work=$BUILD/pg
 tdir=$work/check-$arch
-mkdir -p "$work"
 
-if [ ! -f "$kernel" ]; then
-	not_ok "postgres guest on $arch $variant (no kernel image $kernel; make kernel-$arch-$variant)"
-	exit 0
-fi
-if ! deb=$(pkg_deb "$arch" 2>"$work/mkrootfs.err") ||
-	! rootfs=$(tests/pg/mkrootfs.sh "$arch" "$deb" 2>>"$work/mkrootfs.err"); then
-	not_ok "PostgreSQL root fs for $arch with the preempt-policy package installed (pkg_deb, tests/pg/mkrootfs.sh)"
-	diag "$(tail -n 20 "$work/mkrootfs.err")"
-	exit 0
-fi
-diag "PostgreSQL root fs for $arch with $(basename "$deb") installed ($(du -m "$rootfs" | cut -f1) MB)"
+suite_setup() {
+	mkdir -p "$work"
+	{ deb=$(pkg_deb "$arch" 2>"$work/mkrootfs.err") &&
+		rootfs=$(tests/pg/mkrootfs.sh "$arch" "$deb" 2>>"$work/mkrootfs.err"); } ||
+		bail "PostgreSQL root fs for $arch with the preempt-policy package installed (pkg_deb, tests/pg/mkrootfs.sh)" \
+			"$work/mkrootfs.err"
+	diag "PostgreSQL root fs for $arch with $(basename "$deb") installed ($(du -m "$rootfs" | cut -f1) MB)"
+	rm -rf "$tdir"
+	mkdir -p "$tdir"
+	cp tests/pg/guest-check.sh "$tdir/guest.sh"
+	cp tests/pg/guest-lib.sh tests/lib/tap.sh "$tdir/"
+	chmod 0755 "$tdir/guest.sh"
+}
 
-rm -rf "$tdir"
-mkdir -p "$tdir"
-cp tests/pg/guest-check.sh "$tdir/guest.sh"
-cp tests/pg/guest-lib.sh tests/lib/tap.sh "$tdir/"
-chmod 0755 "$tdir/guest.sh"
-
-start=$(date +%s)
-rc=0
-tests/rig/launch-vm.sh --arch "$arch" --kernel "$kernel" --smp 2 --mem 1792 \
-	--timeout 420 --extra-initrd "$rootfs" --log "$work/check-$arch-console.log" \
-	"$tdir" >"$work/check-$arch.out" 2>"$work/check-$arch.err" || rc=$?
-took=$(($(date +%s) - start))
-cat "$work/check-$arch.out"
-# The guest's TAP carries its own failures; a guest that failed without
-# one, and every other verdict (timeout, no status, splat, rig error), is
-# a failure of the session.
-verdict=$(vm_verdict "$rc")
-case $verdict in
-pass) diag "postgres guest session on $arch $variant: ${took} s" ;;
-fail)
-	if grep -q '^not ok' "$work/check-$arch.out"; then
-		diag "postgres guest session on $arch $variant: ${took} s, exit $rc"
-	else
-		not_ok "postgres guest session on $arch $variant: exit $rc without a failed test"
-		diag "$(tail -n 30 "$work/check-$arch.err")"
+suite_run() {
+	if [ ! -f "$kernel" ]; then
+		not_ok "postgres guest on $arch $variant (no kernel image $kernel; make kernel-$arch-$variant)"
+		return 0
 	fi
-	;;
-*)
-	not_ok "postgres guest session on $arch $variant: verdict $verdict (exit $rc, ${took} s)"
-	diag "$(tail -n 30 "$work/check-$arch.err")"
-	;;
-esac
-exit 0
+	start=$(date +%s)
+	rc=0
+	tests/rig/launch-vm.sh --arch "$arch" --kernel "$kernel" --smp 2 --mem 1792 \
+		--timeout 420 --extra-initrd "$rootfs" --log "$work/check-$arch-console.log" \
+		"$tdir" >"$work/check-$arch.out" 2>"$work/check-$arch.err" || rc=$?
+	took=$(($(date +%s) - start))
+	cat "$work/check-$arch.out"
+	# The guest's TAP carries its own failures; a guest that failed
+	# without one, and every other verdict (timeout, no status, splat,
+	# rig error), is a failure of the session.
+	verdict=$(vm_verdict "$rc")
+	case $verdict in
+	pass) diag "postgres guest session on $arch $variant: ${took} s" ;;
+	fail)
+		if grep -q '^not ok' "$work/check-$arch.out"; then
+			diag "postgres guest session on $arch $variant: ${took} s, exit $rc"
+		else
+			not_ok "postgres guest session on $arch $variant: exit $rc without a failed test"
+			diag "$(tail -n 30 "$work/check-$arch.err")"
+		fi
+		;;
+	*)
+		not_ok "postgres guest session on $arch $variant: verdict $verdict (exit $rc, ${took} s)"
+		diag "$(tail -n 30 "$work/check-$arch.err")"
+		;;
+	esac
+}
+
+suite_main

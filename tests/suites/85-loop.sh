@@ -76,38 +76,44 @@ hook_lines() {
 		awk '/^rootinit: started/ { exit } /^preempt-policy: / { print }'
 }
 
-loop_arch() {
+# loop_paths ARCH: the kernel, work directory, test directory (launch-vm.sh
+# wants one; with --initrd it packs none: the guest scripts are on the
+# root), dracut image and root disk of ARCH's loop.
+loop_paths() {
 	arch=$1
 	variant=${LOOP_VARIANT:-$(check_variant "$arch")}
 	kernel=$(kernel_image "$arch" "$variant")
 	work=$BUILD/loop/$arch
-	# launch-vm.sh wants a test directory; with --initrd it packs none
-	# (the guest scripts are on the root).
 	tdir=$work/t
+	initrd=$BUILD/demo/$arch/dracut.img
+	disk=$work/root.img
+}
+
+# loop_setup ARCH: the package, the PostgreSQL root image with it
+# installed and the dracut initramfs; the three boots share one copy of
+# the root: what a boot writes (the cluster, the state, the sysctl.d file)
+# is there for the next.
+loop_setup() {
+	loop_paths "$1"
 	rm -rf "$work"
-	mkdir -p "$tdir"
+	mkdir -p "$tdir" "${initrd%/*}"
+	{ deb=$(pkg_deb "$arch" 2>"$work/setup.err") &&
+		img=$(tests/pg/mkimage.sh "$arch" "$deb" "$SB" 2>>"$work/setup.err"); } ||
+		bail "$arch loop: the preempt-policy package and the PostgreSQL root image with it installed" \
+			"$work/setup.err"
+	run_dracut_image "$arch" "$deb" "$initrd" "$work/dracut.log" 2>>"$work/setup.err" ||
+		bail "$arch loop: the dracut initramfs (log $work/dracut.log)" "$work/setup.err"
+	cp --sparse=always "$img" "$disk"
+	diag "$arch $variant: root image $(du -m "$img" | cut -f1) MB, dracut image $(du -m "$initrd" | cut -f1) MB"
+}
+
+# loop_run ARCH: the three boots and their checks.
+loop_run() {
+	loop_paths "$1"
 	if [ ! -f "$kernel" ]; then
 		not_ok "$arch loop: no kernel image $kernel (make kernel-$arch-$variant)"
 		return
 	fi
-	if ! deb=$(pkg_deb "$arch" 2>"$work/setup.err") ||
-		! img=$(tests/pg/mkimage.sh "$arch" "$deb" "$SB" 2>>"$work/setup.err"); then
-		not_ok "$arch loop: the preempt-policy package and the PostgreSQL root image with it installed"
-		diag "$(tail -n 20 "$work/setup.err")"
-		return
-	fi
-	initrd=$BUILD/demo/$arch/dracut.img
-	mkdir -p "${initrd%/*}"
-	if ! run_dracut_image "$arch" "$deb" "$initrd" "$work/dracut.log" 2>>"$work/setup.err"; then
-		not_ok "$arch loop: the dracut initramfs (log $work/dracut.log)"
-		diag "$(tail -n 20 "$work/setup.err")"
-		return
-	fi
-	# The three boots share one copy of the root: what a boot writes
-	# (the cluster, the state, the sysctl.d file) is there for the next.
-	disk=$work/root.img
-	cp --sparse=always "$img" "$disk"
-	diag "$arch $variant: root image $(du -m "$img" | cut -f1) MB, dracut image $(du -m "$initrd" | cut -f1) MB"
 
 	boot "$arch" record || return
 	default=$(boot_mode record)
@@ -150,7 +156,19 @@ loop_arch() {
 	fi
 }
 
-for a in ${LOOP_ARCHES:-arm64 x86_64}; do
-	loop_arch "$a"
-done
-exit 0
+arches=${LOOP_ARCHES:-arm64 x86_64}
+
+suite_setup() {
+	for a in $arches; do
+		loop_setup "$a"
+	done
+}
+
+suite_run() {
+	for a in $arches; do
+		loop_run "$a"
+	done
+	return 0
+}
+
+suite_main
