@@ -33,9 +33,10 @@ export BUILD JOBS
 
 PATCHED_TREE := $(CACHE)/trees/patched
 SEED_TREE := $(CACHE)/trees/seed
+SEEDFIX_TREE := $(CACHE)/trees/seedfix
 OBJ := $(CACHE)/obj
 
-.PHONY: all deps deb deb-debian13 tree patched-tree seed-tree kernels kernel run check bench \
+.PHONY: all deps deb deb-debian13 tree patched-tree seed-tree seedfix-tree kernels kernel run check bench \
 	check-apply check-patches check-drift check-prefixes check-debug install uninstall \
 	clean distclean policy
 
@@ -61,15 +62,22 @@ patched-tree: $(BUILD)/pristine.path
 seed-tree: $(BUILD)/pristine.path
 	@$(RIG)/prepare-seed-tree.sh "$$(cat $<)" $(SEED_TREE)
 
+# The same with a fix for x86_64, whose PREEMPT_NONE build of that tree
+# never schedules in cond_resched() (prepare-seed-tree.sh says why).
+seedfix-tree: $(BUILD)/pristine.path
+	@$(RIG)/prepare-seed-tree.sh --x86-resched-fix "$$(cat $<)" $(SEEDFIX_TREE)
+
 # kernel-ARCH-VARIANT: base (pristine), patched, debug (patched with lockdep,
 # atomic-sleep checks and KASAN), seed (the report's fix: PREEMPT_NONE
 # built in, not dynamic), seeddyn (the same tree, PREEMPT_DYNAMIC booting
-# in none).
+# in none), seedfix (seed with the x86 fix of seedfix-tree; on arm64 the
+# same kernel as seed).
 FRAGS_base = configs/qemu-common.config configs/qemu-$(1).config
 FRAGS_patched = $(FRAGS_base) configs/qemu-patched.config
 FRAGS_debug = $(FRAGS_patched) configs/qemu-debug.config configs/qemu-kasan.config
 FRAGS_seed = $(FRAGS_base) configs/qemu-seed.config
 FRAGS_seeddyn = $(FRAGS_base) configs/qemu-seeddyn.config
+FRAGS_seedfix = $(FRAGS_seed)
 # Expanded when a recipe runs, after pristine.path has been made.
 PRISTINE = $(shell cat $(BUILD)/pristine.path)
 TREE_base = $(PRISTINE)
@@ -77,11 +85,13 @@ TREE_patched = $(PATCHED_TREE)
 TREE_debug = $(PATCHED_TREE)
 TREE_seed = $(SEED_TREE)
 TREE_seeddyn = $(SEED_TREE)
+TREE_seedfix = $(SEEDFIX_TREE)
 DEP_base = $(BUILD)/pristine.path
 DEP_patched = patched-tree
 DEP_debug = patched-tree
 DEP_seed = seed-tree
 DEP_seeddyn = seed-tree
+DEP_seedfix = seedfix-tree
 
 define kernel_rule
 .PHONY: kernel-$(1)-$(2)
@@ -89,7 +99,7 @@ kernel-$(1)-$(2): $(DEP_$(2))
 	@$(RIG)/build-kernel.sh $(1) "$$(TREE_$(2))" $(OBJ)/$(1)-$(2) \
 		$(call FRAGS_$(2),$(1))
 endef
-$(foreach a,$(ARCHES),$(foreach v,base patched debug seed seeddyn,\
+$(foreach a,$(ARCHES),$(foreach v,base patched debug seed seeddyn seedfix,\
 	$(eval $(call kernel_rule,$(a),$(v)))))
 
 kernels: $(foreach a,$(ARCHES),kernel-$(a)-base kernel-$(a)-patched)

@@ -23,6 +23,7 @@ BEGIN {
 	kernel_name["patched"] = "patched (dynamic)"
 	kernel_name["seed"] = "seed: PREEMPT_NONE build"
 	kernel_name["seeddyn"] = "seed: dynamic, none default"
+	kernel_name["seedfix"] = "seed + x86 fix: PREEMPT_NONE build"
 }
 
 $1 == "mech" {
@@ -82,7 +83,7 @@ function pref(c, k,    r, p) {
 function mode_label(c,    f) {
 	split(c, f, SUBSEP)
 	if (f[4] == "boot")
-		return f[3] == "seed" ? "none (built in)" : "none (boot default)"
+		return f[3] == "seeddyn" ? "none (boot default)" : "none (built in)"
 	return f[4] (f[6] == "slice" ? " + rseq slice" : "")
 }
 

@@ -10,6 +10,9 @@
 #            holder asking for an rseq time-slice extension)
 #   seed     the report's fix, PREEMPT_NONE built in, not dynamic
 #   seeddyn  the report's fix with PREEMPT_DYNAMIC, booting in none
+#   seedfix  (x86_64, instead of seed) seed with a fix for x86_64, whose
+#            PREEMPT_NONE build of the seed tree never schedules in
+#            cond_resched() (tests/rig/prepare-seed-tree.sh)
 # and run tests/bench/guest-mech.sh: slock-bench --trace per memory backing
 # (anon 4 KiB shmem, shmem THP, hugetlb), the cost of a first-touch fault
 # alone (guest ns per 4 KiB page), then pgbench simple-update for a fixed
@@ -23,8 +26,8 @@
 # lazy on the patched kernel), mechanism.md (the table), mechanism.png.
 #
 # Environment: MECH_ARCHES (arm64 x86_64), MECH_VCPUS (2 4), MECH_KERNELS
-# (patched seed seeddyn; any make kernel-ARCH-VARIANT name: all but seed and
-# seeddyn switch modes), MECH_MAPS (anon thp hugetlb), MECH_CELLS (instead
+# (patched seed seeddyn on arm64, patched seedfix seeddyn on x86_64; any
+# make kernel-ARCH-VARIANT name: all but the seed ones switch modes), MECH_MAPS (anon thp hugetlb), MECH_CELLS (instead
 # of the matrix, these MODE:MEMORY:RSEQ cells for every kernel, e.g.
 # "lazy:anon:off"), MECH_OUT (output directory), MECH_REPS (5),
 # MECH_SECS guest seconds per run (0.5), MECH_SIZE MiB (64), MECH_PG_T
@@ -38,7 +41,6 @@ cd "$top"
 
 arches=${MECH_ARCHES:-arm64 x86_64}
 vcpus_list=${MECH_VCPUS:-2 4}
-kernels=${MECH_KERNELS:-patched seed seeddyn}
 maps=${MECH_MAPS:-anon thp hugetlb}
 reps=${MECH_REPS:-5}
 secs=${MECH_SECS:-0.5}
@@ -66,7 +68,7 @@ cells_of() {
 		return
 	fi
 	case "$2" in
-	seed | seeddyn) modes=boot ;;
+	seed | seeddyn | seedfix) modes=boot ;;
 	*) modes="none voluntary full lazy" ;;
 	esac
 	for m in $modes; do
@@ -195,10 +197,21 @@ run_boot() {
 }
 
 started=$(date +%s)
+# kernels_of ARCH: the kernels measured on ARCH
+kernels_of() {
+	if [ -n "${MECH_KERNELS:-}" ]; then
+		echo "$MECH_KERNELS"
+	elif [ "$1" = x86_64 ]; then
+		echo patched seedfix seeddyn
+	else
+		echo patched seed seeddyn
+	fi
+}
+
 for arch in $arches; do
 	gdir=$(guest_dir "$arch")
 	rootfs=
-	for kernel in $kernels; do
+	for kernel in $(kernels_of "$arch"); do
 		for vcpus in $vcpus_list; do
 			todo='' todo_pg=''
 			for c in $(cells_of "$arch" "$kernel"); do

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The series applies to a pristine copy of the pinned tree with zero fuzz;
-# on failure quilt names the patch and the hunk.
+# on failure quilt names the patch and the hunk. The bench's seed kernels'
+# edits (tests/rig/prepare-seed-tree.sh) find their lines in the pinned
+# tree, and refuse a tree where they do not.
 . tests/lib/common.sh
 
 suite_setup() {
@@ -41,6 +43,39 @@ suite_run() {
 		ok "every patch file is listed in patches/series"
 	else
 		not_ok "every patch file is listed in patches/series (not listed:$unlisted)"
+	fi
+	seed_checks
+}
+
+seed_plain() {
+	"$RIG/prepare-seed-tree.sh" "$mini" "$tmp/seed" && cmp "$mini/$preempt_h" "$tmp/seed/$preempt_h"
+}
+
+seed_x86_fix() {
+	"$RIG/prepare-seed-tree.sh" --x86-resched-fix "$mini" "$tmp/seedfix" &&
+		grep -qx '#define PREEMPT_NEED_RESCHED	0x80000000UL' "$tmp/seedfix/$preempt_h"
+}
+
+# seed_checks: prepare-seed-tree.sh on the two files it edits, copied from
+# the pinned tree
+seed_checks() {
+	mini=$tmp/seed-pristine
+	preempt_h=arch/x86/include/asm/preempt.h
+	mkdir -p "$mini/kernel" "$mini/${preempt_h%/*}"
+	cp "$(pristine_tree)/kernel/Kconfig.preempt" "$mini/kernel/"
+	cp "$(pristine_tree)/$preempt_h" "$mini/$preempt_h"
+	check "the seed edit applies to the pinned tree, preempt.h left alone" seed_plain
+	check "the seed edit with --x86-resched-fix: PREEMPT_NEED_RESCHED is bit 31 for 32-bit __pc_op" \
+		seed_x86_fix
+	sed -i 's/(~(((unsigned long)-1L) >> 1))/(~((unsigned long)-1L >> 1))/' "$mini/$preempt_h"
+	if out=$("$RIG/prepare-seed-tree.sh" --x86-resched-fix "$mini" "$tmp/moved" 2>&1); then
+		not_ok "the x86 fix refuses a preempt.h without its line"
+	else
+		case $out in
+		*"is in $preempt_h 0 times, not once"*)
+			ok "the x86 fix refuses a preempt.h without its line" ;;
+		*) not_ok "the x86 fix refuses a preempt.h without its line (said: $out)" ;;
+		esac
 	fi
 }
 
