@@ -26,6 +26,11 @@ state=$(mktemp -d)
 trap 'rm -rf "$state"' EXIT
 counts=$state/counts
 echo "0 0 0" >"$counts"
+
+# bump FILE: add one to the count kept in FILE (missing: 0)
+bump() {
+	echo $(($(cat "$1" 2>/dev/null || echo 0) + 1)) >"$1"
+}
 echo "TAP version 13"
 start_all=$(date +%s)
 for suite in $suites; do
@@ -56,14 +61,14 @@ for suite in $suites; do
 			# Drop the suite's own number, keep the description.
 			desc=$(printf '%s\n' "$line" |
 				sed -e 's/^\(not \)\{0,1\}ok[[:space:]]*[0-9]*[[:space:]]*-\{0,1\}[[:space:]]*//')
-			echo $(($(cat "$state/suite" 2>/dev/null || echo 0) + 1)) >"$state/suite"
+			bump "$state/suite"
 			case "$line" in
 			"not ok"*)
 				if printf '%s' "$line" | grep -q '# *TODO'; then
 					n_pass=$((n_pass + 1))
 				else
 					n_fail=$((n_fail + 1))
-					echo $(($(cat "$state/suitefail" 2>/dev/null || echo 0) + 1)) >"$state/suitefail"
+					bump "$state/suitefail"
 				fi
 				echo "not ok $((n_pass + n_fail + n_skip)) - $name: $desc"
 				;;
@@ -81,8 +86,8 @@ for suite in $suites; do
 			# A suite's setup failed (tests/lib/suite.sh, bail): one
 			# failure, with the reason; the suite stops there.
 			n_fail=$((n_fail + 1))
-			echo $(($(cat "$state/suite" 2>/dev/null || echo 0) + 1)) >"$state/suite"
-			echo $(($(cat "$state/suitefail" 2>/dev/null || echo 0) + 1)) >"$state/suitefail"
+			bump "$state/suite"
+			bump "$state/suitefail"
 			reason=${line#Bail out!}
 			echo "not ok $((n_pass + n_fail + n_skip)) - $name: setup failed: ${reason# }"
 			;;

@@ -51,3 +51,23 @@ vm_expect_fail() {
 		diag "$(tail -n 20 "$3" 2>/dev/null)"
 	fi
 }
+
+# vm_expect_pass DESC RC OUTPUT [LOG...]: for a guest that prints its own
+# TAP into OUTPUT (its standard output), which the caller passes on.
+# Returns 0 when the verdict is "pass". A "fail" with a "not ok" line in
+# OUTPUT has reported its failure already; any other verdict (a "fail"
+# without one, timeout, nostatus, splat, error) adds one failure, DESC's,
+# with the tails of the LOGs. Returns 1 for all of those.
+vm_expect_pass() {
+	ep_desc=$1 ep_rc=$2 ep_out=$3
+	shift 3
+	ep_verdict=$(vm_verdict "$ep_rc")
+	[ "$ep_verdict" = pass ] && return 0
+	if [ "$ep_verdict" != fail ] || ! grep -q '^not ok' "$ep_out" 2>/dev/null; then
+		not_ok "$ep_desc: verdict $ep_verdict (exit $ep_rc) without a failed test"
+		for ep_log in "$@"; do
+			diag "$(tail -n 20 "$ep_log" 2>/dev/null)"
+		done
+	fi
+	return 1
+}

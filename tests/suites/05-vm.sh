@@ -128,6 +128,18 @@ suite_run() {
 		test "$(cat "$tmp/table")" = \
 		"0=pass 1=fail 119=fail 120=error 121=error 124=timeout 125=nostatus 126=splat 127=error 255=error x=error =error "
 
+	# vm_expect_pass RC OUTPUT -> "STATUS/LINES": its return status and
+	# how many TAP lines it added to what the guest printed.
+	printf 'ok 1 - a\n' >"$tmp/g-ok"
+	printf 'ok 1 - a\nnot ok 2 - b\n' >"$tmp/g-notok"
+	for c in 0:g-ok 1:g-notok 1:g-ok 124:g-notok 125:g-ok 126:g-notok 120:g-ok; do
+		printf '%s=%s ' "$c" "$( (vm_expect_pass d "${c%%:*}" "$tmp/${c#*:}" \
+			>"$tmp/ep" && echo 0) || echo "1/$(grep -c '^not ok' "$tmp/ep")")"
+	done >"$tmp/table"
+	check "vm_expect_pass: pass passes; fail with the guest's not ok adds nothing; every other verdict adds one failure" \
+		test "$(cat "$tmp/table")" = \
+		"0:g-ok=0 1:g-notok=1/0 1:g-ok=1/1 124:g-notok=1/1 125:g-ok=1/1 126:g-notok=1/1 120:g-ok=1/1 "
+
 	expect_suite "the patched guest passes and the unpatched one fails its checks" green pass fail
 	expect_suite "the patched guest passes but splats" red splat fail
 	expect_suite "the patched guest loses its status" red nostatus fail

@@ -69,10 +69,9 @@ suite_run() {
 		vm_expect_fail "$arch preempt_defer fails when the busy loop calls cond_resched()" \
 			"$rc" "$BUILD/modes-$arch-control.out"
 		if unpatched_kernel "$arch" "$arch unpatched kernel fails the mode boot tests"; then
-			base=$UNPATCHED_IMAGE
 			# Every boot that failed must have failed its own checks (run.sh
 			# prints "### FAIL(STATUS)"), not crashed, hung or splatted.
-			tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$base" boot-short \
+			tests/kernel/mode-guests.sh -k "$ksrc" "$arch" "$UNPATCHED_IMAGE" boot-short \
 				>"$BUILD/modes-$arch-base.out" 2>&1
 			rc=$?
 			worst=0

@@ -51,16 +51,8 @@ boot() {
 		--log "$work/$2-console.log" "$tdir" >"$b_out" 2>"$b_out.err" || b_rc=$?
 	grep -E '^(not )?ok |^#' "$b_out" |
 		sed -E "s/^((not )?ok)( [0-9]+)? - /\\1 - $1 $2: /"
-	b_verdict=$(vm_verdict "$b_rc")
-	diag "$1 $2 boot: verdict $b_verdict (exit $b_rc), $(($(date +%s) - b_start)) s"
-	if [ "$b_verdict" = pass ]; then
-		return 0
-	fi
-	if [ "$b_verdict" != fail ] || ! grep -q '^not ok' "$b_out"; then
-		not_ok "$1 $2 boot: verdict $b_verdict (exit $b_rc) without a failed test"
-		diag "$(tail -n 20 "$b_out.err")" "$(tail -n 20 "$work/$2-console.log")"
-	fi
-	return 1
+	diag "$1 $2 boot: $(vm_says "$b_rc"), $(($(date +%s) - b_start)) s"
+	vm_expect_pass "$1 $2 boot" "$b_rc" "$b_out" "$b_out.err" "$work/$2-console.log"
 }
 
 # boot_mode PHASE: the mode the root's init saw first (the report of
