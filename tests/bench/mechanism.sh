@@ -158,6 +158,10 @@ run_boot() {
 		fail "$rb_arch $rb_vcpus $rb_kernel: the guest reported errors (above; $log.console)"
 	fi
 	[ "$rc" = 0 ] || fail "$rb_arch $rb_vcpus $rb_kernel: guest failed ($(vm_says "$rc")), see $log.console"
+	# A kernel built for fewer CPUs boots on fewer than QEMU offers.
+	cpus=$(sed -n 's/^kernel .* cpus=\([0-9]*\)$/\1/p' "$log.out")
+	[ "$cpus" = "$rb_vcpus" ] ||
+		fail "$rb_arch $rb_vcpus $rb_kernel: the guest ran on ${cpus:-an unknown number of} CPUs, not $rb_vcpus (CONFIG_NR_CPUS?)"
 	# mech MODE MEM RSEQ REP JSON -> one normalised line per run,
 	# KEY=VALUE for the numbers of slock-bench's JSON (keys are
 	# unique in it), into the cell's file
