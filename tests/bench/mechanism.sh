@@ -27,11 +27,12 @@
 #
 # Environment: MECH_ARCHES (arm64 x86_64), MECH_VCPUS (2 4), MECH_KERNELS
 # (patched seed seeddyn on arm64, patched seedfix seeddyn on x86_64; any
-# make kernel-ARCH-VARIANT name: all but the seed ones switch modes), MECH_MAPS (anon thp hugetlb), MECH_CELLS (instead
-# of the matrix, these MODE:MEMORY:RSEQ cells for every kernel, e.g.
-# "lazy:anon:off"), MECH_OUT (output directory), MECH_REPS (5),
-# MECH_SECS guest seconds per run (0.5), MECH_SIZE MiB (64), MECH_PG_T
-# pgbench transactions per client, 0 for none (300), MECH_PG_C clients (4).
+# make kernel-ARCH-VARIANT name: all but the seed ones switch modes),
+# MECH_MAPS (anon thp hugetlb), MECH_CELLS (instead of the matrix, these
+# MODE:MEMORY:RSEQ cells for every kernel, e.g. "lazy:anon:off"),
+# MECH_OUT (output directory), MECH_REPS (5), MECH_SECS guest seconds per
+# run (0.5), MECH_SIZE MiB (64), MECH_PG_T pgbench transactions per client,
+# 0 for none (300), MECH_PG_C clients (4).
 # The pgbench cells boot on their own (pg_clock below).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -87,6 +88,17 @@ cells_of() {
 				echo "$m:$map:slice"
 			done
 		done
+	fi
+}
+
+# kernels_of ARCH: the kernels measured on ARCH
+kernels_of() {
+	if [ -n "${MECH_KERNELS:-}" ]; then
+		echo "$MECH_KERNELS"
+	elif [ "$1" = x86_64 ]; then
+		echo patched seedfix seeddyn
+	else
+		echo patched seed seeddyn
 	fi
 }
 
@@ -201,17 +213,6 @@ run_boot() {
 }
 
 started=$(date +%s)
-# kernels_of ARCH: the kernels measured on ARCH
-kernels_of() {
-	if [ -n "${MECH_KERNELS:-}" ]; then
-		echo "$MECH_KERNELS"
-	elif [ "$1" = x86_64 ]; then
-		echo patched seedfix seeddyn
-	else
-		echo patched seed seeddyn
-	fi
-}
-
 for arch in $arches; do
 	gdir=$(guest_dir "$arch")
 	rootfs=

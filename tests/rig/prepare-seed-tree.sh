@@ -22,8 +22,8 @@
 # the 32-bit operations. It is not part of the seed patch: a kernel built
 # from this tree is "the seed + an x86 fix" (make kernel-x86_64-seedfix),
 # and it is the same kernel as the seed's on arm64.
-# DEST shares the pristine files through hard links (kernel/Kconfig.preempt
-# gets an inode of its own); it is redone only when missing or stale.
+# DEST shares the pristine files through hard links (the edited files get
+# inodes of their own); it is redone only when missing or stale.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
