@@ -56,6 +56,12 @@ if [ "$(cat "$dest/.seed.sha256" 2>/dev/null)" = "$want" ]; then
 	exit 0
 fi
 
+# once LINE FILE NAME: LINE is in FILE exactly once, or the tree has moved
+once() {
+	n=$(grep -cxF "$1" "$2" || true)
+	[ "$n" = 1 ] || die "'$1' is in $3 $n times, not once"
+}
+
 mkdir -p "$dest"
 rm -f "$dest/.seed.sha256"
 # Kernel objects built below a tree (build-kernel.sh) are not the tree.
@@ -64,8 +70,7 @@ rsync -a --delete --link-dest="$(cd "$pristine" && pwd)" --exclude='/.obj-*' \
 tmp=$dest/$kconfig.seed
 cp "$pristine/$kconfig" "$tmp"
 printf '%s\n' "$lines" | while IFS= read -r l; do
-	n=$(grep -cxF "$l" "$tmp" || true)
-	[ "$n" = 1 ] || die "'$l' is in $kconfig $n times, not once"
+	once "$l" "$tmp" "$kconfig"
 	grep -vxF "$l" "$tmp" >"$tmp.new"
 	mv "$tmp.new" "$tmp"
 done
@@ -74,8 +79,7 @@ mv "$tmp" "$dest/$kconfig"
 [ "$(diff "$pristine/$kconfig" "$dest/$kconfig" | grep -c '^<')" = 3 ] ||
 	die "the seed edit did not remove exactly three lines"
 if [ "$x86_fix" = 1 ]; then
-	n=$(grep -cxF "$resched_old" "$pristine/$preempt_h" || true)
-	[ "$n" = 1 ] || die "'$resched_old' is in $preempt_h $n times, not once"
+	once "$resched_old" "$pristine/$preempt_h" "$preempt_h"
 	tmp=$dest/$preempt_h.seed
 	awk -v old="$resched_old" -v new="$resched_new" \
 		'$0 == old { print new; next } { print }' "$pristine/$preempt_h" >"$tmp"
