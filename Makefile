@@ -102,6 +102,12 @@ endef
 $(foreach a,$(ARCHES),$(foreach v,base patched debug seed seeddyn seedfix,\
 	$(eval $(call kernel_rule,$(a),$(v)))))
 
+# Debian's own x86_64 kernel of the pinned version, not built: the negative
+# control make check boots (tests/lib/common.sh, unpatched_kernel).
+.PHONY: kernel-x86_64-debian
+kernel-x86_64-debian:
+	@$(RIG)/fetch-distro-kernel.sh x86_64 $(OBJ)/x86_64-debian
+
 kernels: $(foreach a,$(ARCHES),kernel-$(a)-base kernel-$(a)-patched)
 
 kernel: kernel-$(ARCH)-patched

@@ -23,7 +23,40 @@ fi
 # Counters live in a private directory: the per-suite loop runs in a
 # subshell, and several check.sh may run at once.
 state=$(mktemp -d)
+prebuild_pid=
 trap 'rm -rf "$state"' EXIT
+trap '[ -z "$prebuild_pid" ] || kill -- -"$prebuild_pid" 2>/dev/null; exit 130' INT TERM
+
+# prebuild: on a run of every suite, the kernels the build suite makes
+# (check_kernels) start building at once, at nice 19, beside the suites
+# before it: those are mostly single-threaded (cppcheck, clang-tidy,
+# lintian, olddefconfig) and leave a core idle, which the builds take.
+# 30-build waits for them (flock on CHECK_PREBUILD_LOCK), then runs make
+# itself: an up-to-date check, or the rest of a build that failed here,
+# so its TAP lines say what happened. CHECK_PREBUILD=no turns it off.
+prebuild() {
+	lock=$logdir/prebuild.lock
+	log=$logdir/prebuild.log
+	# The tree first, in the foreground: the early suites prepare it too.
+	if ! make -s patched-tree >"$log" 2>&1; then
+		echo "# prebuild: make patched-tree failed (see $log); the build suite builds alone"
+		return
+	fi
+	targets=$(sh -c '. tests/lib/common.sh && check_kernels' |
+		sed 's/^\(.*\) \(.*\)$/kernel-\1-\2/' | tr '\n' ' ')
+	exec 9>"$lock"
+	flock 9
+	# Its own process group, so that an interrupted check.sh stops it;
+	# make and its children inherit fd 9 and so hold the lock until the
+	# last of them is done.
+	# shellcheck disable=SC2086 # one word per target
+	setsid nice -n 19 make -s $targets >>"$log" 2>&1 &
+	prebuild_pid=$!
+	exec 9>&-
+	CHECK_PREBUILD_LOCK=$lock CHECK_PREBUILD_LOG=$log
+	export CHECK_PREBUILD_LOCK CHECK_PREBUILD_LOG
+	echo "# prebuild: ${targets% } started (see $log)"
+}
 counts=$state/counts
 echo "0 0 0" >"$counts"
 
@@ -33,6 +66,7 @@ bump() {
 }
 echo "TAP version 13"
 start_all=$(date +%s)
+[ $# -gt 0 ] || [ "${CHECK_PREBUILD:-yes}" = no ] || prebuild
 for suite in $suites; do
 	name=$(basename "$suite" .sh)
 	name=${name#[0-9][0-9]-}

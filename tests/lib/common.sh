@@ -45,32 +45,69 @@ check_variant() {
 	esac
 }
 
-# unpatched_kernel ARCH WHAT: set UNPATCHED_IMAGE to the image of ARCH's
-# unpatched (base) kernel, the negative control of the checks that must fail without the
-# series. make check builds it for the arches in UNPATCHED_ARCHES (default
-# arm64: the x86_64 one cost the cold make check 13 min for the same
-# verdicts; UNPATCHED_ARCHES="arm64 x86_64" make check brings it back).
-# For another arch, WHAT is reported as a skip with that reason; for a
-# listed arch without a built image, WHAT fails. Either way it returns 1.
+# unpatched_kernel ARCH WHAT: set UNPATCHED_IMAGE and UNPATCHED_VARIANT to
+# ARCH's kernel without the series, the negative control of the checks
+# that must fail without it (control_variant): the unpatched build (base)
+# or Debian's own kernel (debian). For an arch with neither, WHAT is
+# reported as a skip with that reason; when the image is missing, WHAT
+# fails. Either way it returns 1.
 unpatched_kernel() {
 	UNPATCHED_IMAGE=
-	if ! unpatched_listed "$1"; then
-		skip "$2" "$1 unpatched kernel not in UNPATCHED_ARCHES='${UNPATCHED_ARCHES-arm64}'"
+	UNPATCHED_VARIANT=$(control_variant "$1")
+	if [ -z "$UNPATCHED_VARIANT" ]; then
+		skip "$2" "no $1 kernel without the series: $1 not in UNPATCHED_ARCHES='${UNPATCHED_ARCHES-}' or DEBIAN_CONTROL_ARCHES='${DEBIAN_CONTROL_ARCHES-x86_64}'"
 		return 1
 	fi
-	UNPATCHED_IMAGE=$(kernel_image "$1" base)
+	UNPATCHED_IMAGE=$(kernel_image "$1" "$UNPATCHED_VARIANT")
 	if [ ! -f "$UNPATCHED_IMAGE" ]; then
 		not_ok "$2 (no kernel $UNPATCHED_IMAGE; see the build suite)"
 		return 1
 	fi
 }
 
-# unpatched_listed ARCH: make check builds ARCH's unpatched kernel.
-unpatched_listed() {
-	case " ${UNPATCHED_ARCHES-arm64} " in
-	*" $1 "*) return 0 ;;
+# control_variant ARCH: the variant of ARCH's negative control, empty if it
+# has none. base, the pristine tree built with the patched kernel's
+# fragments, for the arches in UNPATCHED_ARCHES (default none: each cost
+# a cold make check 11 min); else debian, Debian's own kernel of the pinned
+# version (make kernel-x86_64-debian, downloaded, not built), for those in
+# DEBIAN_CONTROL_ARCHES (default x86_64, the only arch whose Debian kernel
+# is PREEMPT_DYNAMIC). UNPATCHED_ARCHES=arm64 make check adds arm64's.
+control_variant() {
+	case " ${UNPATCHED_ARCHES-} " in
+	*" $1 "*)
+		echo base
+		return
+		;;
 	esac
-	return 1
+	case " ${DEBIAN_CONTROL_ARCHES-x86_64} " in
+	*" $1 "*) echo debian ;;
+	esac
+}
+
+# check_kernels: the kernels make check boots, a line "ARCH VARIANT" each:
+# per arch the negative control (control_variant), the patched kernel
+# (check_variant) and the stress kernel when it is another one
+# (stress_variant). 30-build makes them; check.sh starts their builds
+# early (tests/check.sh, prebuild).
+check_kernels() {
+	for ck_arch in arm64 x86_64; do
+		ck_variants="$(control_variant "$ck_arch") $(check_variant "$ck_arch")"
+		case " $ck_variants " in
+		*" $(stress_variant "$ck_arch") "*) ;;
+		*) ck_variants="$ck_variants $(stress_variant "$ck_arch")" ;;
+		esac
+		for ck_v in $ck_variants; do
+			echo "$ck_arch $ck_v"
+		done
+	done
+}
+
+# control_name VARIANT: the negative control's name in TAP lines.
+control_name() {
+	case "$1" in
+	debian) echo "unpatched kernel (Debian's own)" ;;
+	*) echo "unpatched kernel ($1 build)" ;;
+	esac
 }
 
 # stress_variant ARCH: the kernel of the mode-switch stress run in make

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# /t/guest.sh in the rig's busybox guest (arm64): do what dracut's pre-pivot
+# /t/guest.sh in the rig's busybox guest (arm64, x86_64): do what dracut's pre-pivot
 # does for the preempt-policy hook, with the same hook and library files,
 # without dracut. From the kernel command line (the rig turns NAME=value
 # into environment variables):
