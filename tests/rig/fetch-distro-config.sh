@@ -34,16 +34,7 @@ if [ -f "$dest/.done" ]; then
 	exit 0
 fi
 state=$build/apt-config-$debarch
-aptopts=$(private_apt_opts "$state" "$debarch")
-cat >"$state/sources.list" <<EOS
-deb [arch=$debarch] http://deb.debian.org/debian sid main
-deb [arch=$debarch] http://deb.debian.org/debian trixie-backports main
-EOS
-if [ -z "$(find "$state/lists" -maxdepth 1 -name '*Packages*' -mmin -360 2>/dev/null)" ]; then
-	# shellcheck disable=SC2086
-	apt-get $aptopts update >/dev/null 2>&1 ||
-		die "apt-get update of the private sources in $state failed"
-fi
+aptopts=$(kernel_apt_opts "$state" "$debarch") || exit 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # shellcheck disable=SC2086

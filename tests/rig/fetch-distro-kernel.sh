@@ -39,16 +39,7 @@ for opt in CONFIG_PREEMPT_DYNAMIC=y CONFIG_PREEMPT_LAZY=y; do
 done
 
 state=$build/apt-kernel-$debarch
-aptopts=$(private_apt_opts "$state" "$debarch")
-cat >"$state/sources.list" <<EOS
-deb [arch=$debarch] http://deb.debian.org/debian sid main
-deb [arch=$debarch] http://deb.debian.org/debian trixie-backports main
-EOS
-if [ -z "$(find "$state/lists" -maxdepth 1 -name '*Packages*' -mmin -360 2>/dev/null)" ]; then
-	# shellcheck disable=SC2086
-	apt-get $aptopts update >/dev/null 2>&1 ||
-		die "apt-get update of the private sources in $state failed"
-fi
+aptopts=$(kernel_apt_opts "$state" "$debarch") || exit 1
 # linux-binary-ABI-cloud-DEBARCH holds the image; several ABIs are offered,
 # the one of the pinned version is the one to take.
 pkg=

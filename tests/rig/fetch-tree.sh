@@ -33,16 +33,7 @@ case "${1:-}" in
 *) die "unknown argument '$1'" ;;
 esac
 
-aptopts=$(private_apt_opts "$state" amd64)
-cat >"$state/sources.list" <<EOS
-deb [arch=amd64] http://deb.debian.org/debian sid main
-deb [arch=amd64] http://deb.debian.org/debian trixie-backports main
-EOS
-if [ -z "$(find "$state/lists" -maxdepth 1 -name '*Packages*' -mmin -360 2>/dev/null)" ]; then
-	# shellcheck disable=SC2086
-	apt-get $aptopts update >/dev/null 2>&1 ||
-		die "apt-get update of the private sources in $state failed"
-fi
+aptopts=$(kernel_apt_opts "$state" amd64) || exit 1
 
 # "PACKAGE VERSION" lines for every linux-source-7.* offered, oldest first.
 offered() {

@@ -145,6 +145,24 @@ private_apt_opts() {
 	echo
 }
 
+# kernel_apt_opts STATE DEBARCH: private_apt_opts (above) for the suites
+# that carry Debian's 7.x kernels, sid and trixie-backports, with STATE's
+# sources.list written and its index refreshed when older than 6 hours.
+# Prints the options; fails (the reason on stderr) when the update does.
+kernel_apt_opts() {
+	ka_opts=$(private_apt_opts "$1" "$2")
+	cat >"$1/sources.list" <<EOS
+deb [arch=$2] http://deb.debian.org/debian sid main
+deb [arch=$2] http://deb.debian.org/debian trixie-backports main
+EOS
+	if [ -z "$(find "$1/lists" -maxdepth 1 -name '*Packages*' -mmin -360 2>/dev/null)" ]; then
+		# shellcheck disable=SC2086
+		apt-get $ka_opts update >/dev/null 2>&1 ||
+			die "apt-get update of the private sources in $1 failed"
+	fi
+	echo "$ka_opts"
+}
+
 # sched_kselftests_install ARCH KSRC KOBJ OUTPUT INSTALL_PATH:
 #   make -C KSRC/tools/testing/selftests TARGETS=sched install
 # for ARCH: static programs built into OUTPUT, the test module built against
