@@ -16,7 +16,9 @@
 #                 calling cond_resched() (busy_resched=1): preempt_defer
 #                 must fail there, which shows that it can
 #        stress   stress-switch (SWITCHES=N, default 3000 per interface;
-#                 STRESS_SECONDS, default 600: the guest's time limit)
+#                 STRESS_SECONDS, default 600: the guest's time limit;
+#                 STRESS_APPEND: more of its command line, such as
+#                 "modes=full,lazy debugfs_only=1" for an unpatched kernel)
 # KSRC is the patched kernel tree holding the kselftests (default: make
 # patched-tree's, $PREEMPT_CACHE/trees/patched); DEFAULT the build-time default mode of IMAGE (default lazy). The
 # kselftests are built and installed with the selftests' own Makefile
@@ -137,7 +139,7 @@ for suite in "$@"; do
 		# The guest stops switching after STRESS_SECONDS; the host
 		# timeout leaves room for the boot and the checks after it, so
 		# that a hung guest fails in minutes, not in an hour.
-		boot stress "loglevel=4 switches=${SWITCHES:-3000} max_seconds=$stress_seconds" \
+		boot stress "loglevel=4 switches=${SWITCHES:-3000} max_seconds=$stress_seconds${STRESS_APPEND:+ $STRESS_APPEND}" \
 			$((stress_seconds + 240))
 		;;
 	*) die "unknown suite $suite" ;;

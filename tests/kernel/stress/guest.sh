@@ -5,7 +5,8 @@
 # and debugfs while fork/exec, pipe and page-fault load runs, and scans the
 # whole kernel log for splats. SWITCHES (kernel command line
 # "switches=N") sets the number of switches per interface, "modes=full,lazy"
-# restricts the modes switched among. Prints TAP.
+# restricts the modes switched among, "debugfs_only=1" switches through
+# debugfs alone (a kernel without the sysfs file). Prints TAP.
 set -u
 echo "# kernel: $(uname -r) $(uname -m); cmdline: $(cat /proc/cmdline)"
-./stress-switch."$RIG_ARCH" ${modes:+-m "$modes"} -n "${switches:-3000}" -t "${max_seconds:-900}"
+./stress-switch."$RIG_ARCH" ${debugfs_only:+-d} ${modes:+-m "$modes"} -n "${switches:-3000}" -t "${max_seconds:-900}"

@@ -5,7 +5,10 @@
  * (fork/exec, pipe ping-pong, long pipe copies, page faults on private and
  * shared anonymous memory), and watch the kernel log for splats.
  *
- *   stress-switch [-m MODE,MODE...] [-n SWITCHES_PER_INTERFACE] [-t MAX_SECONDS]
+ *   stress-switch [-d] [-m MODE,MODE...] [-n SWITCHES_PER_INTERFACE] [-t MAX_SECONDS]
+ *
+ * -d: debugfs only, for a kernel without the sysfs file (the unpatched
+ * kernel switching full<->lazy, the control of a hang under the stress).
  *
  * Prints TAP. Run as root in a guest, never on a host you care about.
  */
@@ -57,6 +60,7 @@ struct shared {
 static struct shared *sh;
 static bool supported[NR_MODES];
 static int nr_supported;
+static bool debugfs_only;
 
 static void note_error(const char *fmt, const char *a, long b)
 {
@@ -236,10 +240,12 @@ static void switcher(int which, const char *path, long n)
 			continue;
 		}
 		sh->switches[which]++;
-		if (which == 0 && n >= 10 && (i + 1) % (n / 10) == 0)
-			printf("# sysfs switcher: %ld of %ld\n", i + 1, n);
+		if (which == debugfs_only && n >= 10 && (i + 1) % (n / 10) == 0)
+			printf("# %s switcher: %ld of %ld\n",
+			       which ? "debugfs" : "sysfs", i + 1, n);
 		if (i % 16 == 0) {
-			ret = write_str(path, i % 32 ? "bogus\n" : "full ");
+			/* Upstream's debugfs strips blanks: only -d's bogus. */
+			ret = write_str(path, i % 32 || debugfs_only ? "bogus\n" : "full ");
 			if (ret != -EINVAL) {
 				sh->bad_ok[which]++;
 				note_error("bad value on %s: %ld", path, ret);
@@ -260,7 +266,9 @@ static void reader(void)
 	while (!sh->stop) {
 		const char *path = sh->reads & 1 ? DEBUGFS_MODE : SYSFS_MODE;
 
-		if (access(path, F_OK))
+		if (debugfs_only)
+			path = DEBUGFS_MODE;
+		else if (access(path, F_OK))
 			path = SYSFS_MODE;
 		if (read_file(path, buf, sizeof(buf)) <= 0 ||
 		    parse_current(buf, NULL) < 0) {
@@ -361,10 +369,13 @@ int main(int argc, char **argv)
 	const char *only_modes = NULL;
 	long max_seconds = 600;
 	char buf[256], val[16];
+	const char *mode_file;
 	time_t start;
 
-	while ((opt = getopt(argc, argv, "m:n:t:")) != -1) {
-		if (opt == 'm')
+	while ((opt = getopt(argc, argv, "dm:n:t:")) != -1) {
+		if (opt == 'd')
+			debugfs_only = true;
+		else if (opt == 'm')
 			only_modes = optarg;
 		else if (opt == 'n')
 			switches_n = atol(optarg);
@@ -376,9 +387,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..7\n");
 
-	if (read_file(SYSFS_MODE, buf, sizeof(buf)) <= 0 ||
+	mode_file = debugfs_only ? DEBUGFS_MODE : SYSFS_MODE;
+	if (read_file(mode_file, buf, sizeof(buf)) <= 0 ||
 	    (orig = parse_current(buf, supported)) < 0) {
-		printf("Bail out! cannot read %s\n", SYSFS_MODE);
+		printf("Bail out! cannot read %s\n", mode_file);
 		return 1;
 	}
 	for (i = 0; i < NR_MODES; i++) {
@@ -410,7 +422,8 @@ int main(int argc, char **argv)
 	rd = spawn(reader);
 
 	start = time(NULL);
-	sw[0] = spawn(switcher_sysfs);
+	if (!debugfs_only)
+		sw[0] = spawn(switcher_sysfs);
 	if (have_debugfs)
 		sw[1] = spawn(switcher_debugfs);
 	for (i = 0; i < 2; i++) {
@@ -434,8 +447,8 @@ int main(int argc, char **argv)
 	printf("# load stopped\n");
 
 	snprintf(val, sizeof(val), "%s\n", mode_names[orig]);
-	restored = write_str(SYSFS_MODE, val) == (ssize_t)strlen(val) &&
-		   read_file(SYSFS_MODE, buf, sizeof(buf)) > 0 &&
+	restored = write_str(mode_file, val) == (ssize_t)strlen(val) &&
+		   read_file(mode_file, buf, sizeof(buf)) > 0 &&
 		   parse_current(buf, NULL) == orig;
 
 	printf("# mode restored: %s\n", restored ? "yes" : "no");
@@ -447,12 +460,15 @@ int main(int argc, char **argv)
 	if (sh->first_error[0])
 		printf("# first error: %s\n", sh->first_error);
 #define T(cond, ...) do { bool c_ = (cond); fails += !c_; tap(c_, __VA_ARGS__); } while (0)
-	T(sh->switches[0] >= (uint64_t)switches_n * nr_supported / NR_MODES / 2 &&
-	  !sh->switch_errors[0] && !sh->bad_ok[0],
-	  "sysfs: %llu switches, %llu errors, %llu bad values accepted",
-	  (unsigned long long)sh->switches[0],
-	  (unsigned long long)sh->switch_errors[0],
-	  (unsigned long long)sh->bad_ok[0]);
+	if (debugfs_only)
+		tap(true, "# SKIP sysfs not used (-d)");
+	else
+		T(sh->switches[0] >= (uint64_t)switches_n * nr_supported / NR_MODES / 2 &&
+		  !sh->switch_errors[0] && !sh->bad_ok[0],
+		  "sysfs: %llu switches, %llu errors, %llu bad values accepted",
+		  (unsigned long long)sh->switches[0],
+		  (unsigned long long)sh->switch_errors[0],
+		  (unsigned long long)sh->bad_ok[0]);
 	if (have_debugfs)
 		T(sh->switches[1] >= (uint64_t)switches_n * nr_supported / NR_MODES / 2 &&
 		  !sh->switch_errors[1] && !sh->bad_ok[1],
