@@ -361,6 +361,19 @@ static void tap(bool ok, const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* The TAP line of switcher WHICH: enough switches, no error. */
+static bool tap_switcher(int which, const char *name)
+{
+	bool ok = sh->switches[which] >= (uint64_t)switches_n * nr_supported / NR_MODES / 2 &&
+		  !sh->switch_errors[which] && !sh->bad_ok[which];
+
+	tap(ok, "%s: %llu switches, %llu errors, %llu bad values accepted", name,
+	    (unsigned long long)sh->switches[which],
+	    (unsigned long long)sh->switch_errors[which],
+	    (unsigned long long)sh->bad_ok[which]);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	pid_t loads[MAX_PROCS], sw[2] = { 0, 0 }, rd, mon;
@@ -463,19 +476,9 @@ int main(int argc, char **argv)
 	if (debugfs_only)
 		tap(true, "# SKIP sysfs not used (-d)");
 	else
-		T(sh->switches[0] >= (uint64_t)switches_n * nr_supported / NR_MODES / 2 &&
-		  !sh->switch_errors[0] && !sh->bad_ok[0],
-		  "sysfs: %llu switches, %llu errors, %llu bad values accepted",
-		  (unsigned long long)sh->switches[0],
-		  (unsigned long long)sh->switch_errors[0],
-		  (unsigned long long)sh->bad_ok[0]);
+		fails += !tap_switcher(0, "sysfs");
 	if (have_debugfs)
-		T(sh->switches[1] >= (uint64_t)switches_n * nr_supported / NR_MODES / 2 &&
-		  !sh->switch_errors[1] && !sh->bad_ok[1],
-		  "debugfs: %llu switches, %llu errors, %llu bad values accepted",
-		  (unsigned long long)sh->switches[1],
-		  (unsigned long long)sh->switch_errors[1],
-		  (unsigned long long)sh->bad_ok[1]);
+		fails += !tap_switcher(1, "debugfs");
 	else
 		tap(true, "# SKIP debugfs not mounted");
 	T(sh->reads > 0 && !sh->read_errors,
