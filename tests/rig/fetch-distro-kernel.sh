@@ -10,7 +10,8 @@
 # the suites find it as one more kernel variant. Only x86_64: Debian builds
 # its arm64 kernels without PREEMPT_DYNAMIC, so they have no preempt= to
 # refuse (the unpatched build, make kernel-arm64-base, is arm64's control).
-# The package comes through a private apt state in $BUILD/apt-kernel-DEBARCH.
+# The package comes through fetch-distro-config.sh's private apt state,
+# $BUILD/apt-config-DEBARCH.
 set -eu
 rig=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$rig/../.." && pwd)
@@ -38,7 +39,8 @@ for opt in CONFIG_PREEMPT_DYNAMIC=y CONFIG_PREEMPT_LAZY=y; do
 		die "Debian's cloud-$debarch kernel $version lacks $opt: not the control these checks need"
 done
 
-state=$build/apt-kernel-$debarch
+# fetch-distro-config.sh's apt state: the same sources, so one index.
+state=$build/apt-config-$debarch
 aptopts=$(kernel_apt_opts "$state" "$debarch") || exit 1
 # linux-binary-ABI-cloud-DEBARCH holds the image; several ABIs are offered,
 # the one of the pinned version is the one to take.
