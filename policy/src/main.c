@@ -46,7 +46,8 @@ static void usage(FILE *out)
 		"other options: --arch ARCH, --kmsg FILE, --kernel-log FILE, --mount-debugfs,\n"
 		"               --version, --help\n"
 		"exit: 0 ok, 1 usage, 2 bad input, 3 kernel cannot, 4 write failed,\n"
-		"      5 disabled (apply), 6 verify: differ; see preempt-policy(8)\n");
+		"      5 disabled (apply), 6 verify: differ, advise: changes required,\n"
+		"      7 verify/advise: 2 and 6 together; see preempt-policy(8)\n");
 }
 
 enum opt_id {
