@@ -347,6 +347,13 @@ static void decide_after(struct advice *a, const struct run *run)
 	}
 	decide(f, run->policy, run->decision.bad_input, &a->after);
 	a->after_keep_mode = a->after.keep_mode;
+	/*
+	 * The tool's own preempt= (cmdline --format grub) on the command
+	 * line: take it back when the policy no longer picks that mode.
+	 */
+	a->cmdline_remove = run->decision.tool_arg &&
+			    a->after.mode != f->boot.admin_mode;
+	a->changes_required |= a->cmdline_remove;
 	if (a->after.mode == MODE_KEEP && a->after.keep_mode == MODE_UNKNOWN)
 		a->after_keep_mode = f->modes.current;
 	a->after_known = true;
@@ -655,7 +662,8 @@ static void json_advice(FILE *out, const struct advice *a,
 	} else {
 		fputs("null,\"reason_after\":null", out);
 	}
-	fprintf(out, ",\"changes_required\":%s,\"exit_code\":%d}\n",
+	fprintf(out, ",\"cmdline_remove\":%s,\"changes_required\":%s,\"exit_code\":%d}\n",
+		a->cmdline_remove ? "true" : "false",
 		a->changes_required ? "true" : "false", code);
 }
 
@@ -732,6 +740,12 @@ int advise_output(const struct run *run, const struct env *env, FILE *out)
 		if (f->shm_warn_count > 0)
 			fprintf(out, "note: shm_warn_count stays %lld until the next boot; the shipped rules read it only with a live object in base pages\n",
 				f->shm_warn_count);
+		if (a->cmdline_remove) {
+			fprintf(out, "  reboot=yes preempt-policy cmdline --format grub --remove > /%s && update-grub   # preempt=%s on the command line is the tool's (",
+				ETC_GRUB_SNIPPET, mode_name(f->boot.admin_mode));
+			text_escape_to(out, f->tool_cmdline_origin);
+			fputs("), which the policy no longer picks\n", out);
+		}
 	}
 	fprintf(out, "advise: %s (exit %d)\n", a->changes_required ?
 		"changes required" : "nothing required", code);

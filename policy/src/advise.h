@@ -55,6 +55,8 @@ struct advice {
 	int after_keep_mode;
 	bool after_known;
 	unsigned int buddyinfo_bad_line;	/* 0, or its first malformed line */
+	/* The tool's preempt= on the command line is no longer wanted. */
+	bool cmdline_remove;
 	/* Something must change: a cluster or a pool is not as it needs. */
 	bool changes_required;
 };

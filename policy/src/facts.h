@@ -134,6 +134,13 @@ struct facts {
 	int klog_state;			/* -1 not read, 0 no such line, 1 found */
 	char klog_ignored[NAME_LEN];	/* X, the last one */
 	char build_mode_origin[PATH_LEN + 16];	/* "/boot/config-R:LINE" */
+	/*
+	 * The preempt= mode the tool's own GRUB snippet (cmdline --format
+	 * grub, installed as /etc/default/grub.d/preempt-policy.cfg) puts on
+	 * the command line, MODE_UNKNOWN if none; where, as FILE:LINE.
+	 */
+	int tool_cmdline_mode;
+	char tool_cmdline_origin[PATH_LEN + 16];
 	/* machine */
 	long cpus;			/* 0 if unknown */
 	uint64_t mem_total;		/* bytes, 0 if unknown */

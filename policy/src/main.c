@@ -36,8 +36,8 @@ static void usage(FILE *out)
 		"  decide                     the mode and why\n"
 		"  explain                    every fact and which rule matched\n"
 		"  apply                      switch the running kernel to the mode\n"
-		"  cmdline [--format grub|uboot] [--mkimage OUT]\n"
-		"                             preempt= for the next boot\n"
+		"  cmdline [--format grub|uboot|kernel-install] [--mkimage OUT] [--remove]\n"
+		"                             preempt= for the next boot (--remove: none)\n"
 		"  advise                     huge pages per PostgreSQL cluster, the mode after\n"
 		"  verify                     expected against actual: mode, pools, clusters\n"
 		"  record                     keep the decision for the next boot (state file)\n"
@@ -54,7 +54,7 @@ enum opt_id {
 	OPT_ROOT = 256, OPT_PROC, OPT_SYS, OPT_CONFIG, OPT_DRY_RUN, OPT_JSON,
 	OPT_VERBOSE, OPT_FORMAT, OPT_MKIMAGE, OPT_ARCH, OPT_KMSG,
 	OPT_MOUNT_DEBUGFS, OPT_TIMEOUT, OPT_OUTPUT_DIR, OPT_VERSION, OPT_HELP,
-	OPT_KERNEL_LOG,
+	OPT_KERNEL_LOG, OPT_REMOVE,
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +67,7 @@ static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "mkimage", required_argument, NULL, OPT_MKIMAGE },
+	{ "remove", no_argument, NULL, OPT_REMOVE },
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "kmsg", required_argument, NULL, OPT_KMSG },
 	{ "kernel-log", required_argument, NULL, OPT_KERNEL_LOG },
@@ -83,6 +84,7 @@ struct cli {
 	const char *command;
 	const char *format;
 	const char *mkimage;
+	bool remove;
 	unsigned int timeout;
 };
 
@@ -167,6 +169,9 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_MKIMAGE:
 			cli->mkimage = optarg;
 			break;
+		case OPT_REMOVE:
+			cli->remove = true;
+			break;
 		case OPT_ARCH:
 			cli->env.arch = optarg;
 			break;
@@ -234,14 +239,15 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if ((cli->format || cli->mkimage) &&
+	if ((cli->format || cli->mkimage || cli->remove) &&
 	    strcmp(cli->command, "cmdline") != 0) {
-		fprintf(stderr, "preempt-policy: --format and --mkimage go with cmdline\n");
+		fprintf(stderr, "preempt-policy: --format, --mkimage and --remove go with cmdline\n");
 		return EXIT_USAGE;
 	}
 	if (cli->format && strcmp(cli->format, "grub") != 0 &&
-	    strcmp(cli->format, "uboot") != 0) {
-		fprintf(stderr, "preempt-policy: --format is grub or uboot\n");
+	    strcmp(cli->format, "uboot") != 0 &&
+	    strcmp(cli->format, "kernel-install") != 0) {
+		fprintf(stderr, "preempt-policy: --format is grub, uboot or kernel-install\n");
 		return EXIT_USAGE;
 	}
 	if (cli->mkimage && cli->format &&
@@ -284,10 +290,14 @@ static int run_command(const struct cli *cli, struct run *run)
 	if (strcmp(cmd, "cmdline") == 0) {
 		if (cli->format && strcmp(cli->format, "grub") == 0)
 			format = CMDLINE_GRUB;
+		else if (cli->format &&
+			 strcmp(cli->format, "kernel-install") == 0)
+			format = CMDLINE_KERNEL_INSTALL;
 		else if ((cli->format && strcmp(cli->format, "uboot") == 0) ||
 			 cli->mkimage)
 			format = CMDLINE_UBOOT;
-		return cmdline_output(run, env, format, cli->mkimage, stdout);
+		return cmdline_output(run, env, format, cli->mkimage,
+				      cli->remove, stdout);
 	}
 	if (strcmp(cmd, "advise") == 0)
 		return advise_output(run, env, stdout);

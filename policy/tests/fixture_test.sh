@@ -849,6 +849,62 @@ run "$FX/patched" "$TMP/r" decide
 check_expr "a PG_VERSION that is no version -> named, exit 2" \
 	'[ $RC -eq 2 ] && grep -q "/srv/pg/PG_VERSION: not a PostgreSQL major version" "$TMP/err"'
 
+# Item 8: what cmdline writes can be taken back. A preempt=none that the
+# tool's GRUB snippet put on the command line is not the admin's choice:
+# once the cluster has its huge pages the policy keeps the mode again.
+optin_root root-pg-big "$TMP/r"
+mkdir -p "$TMP/r/etc/default/grub.d"
+run "$FX/live" "$TMP/r" cmdline --format grub
+cp "$TMP/out" "$TMP/r/etc/default/grub.d/preempt-policy.cfg"
+kernel_copy live "ro preempt=none"
+run "$TMP/k" "$TMP/r" decide
+check_expr "decide: the tool's own preempt=none (its GRUB snippet) on the command line -> the rules decide, the snippet named" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"rule pg-shm-without-hugepages .*; preempt=none on the command line is the tool.s (/etc/default/grub.d/preempt-policy.cfg:5), not the admin.s\"$"'
+sed '/^7f0000000000-/,/^VmFlags/s/^VmFlags: rd wr sh/VmFlags: rd wr sh ht/' \
+	"$FX/live/proc/1000/smaps" >"$TMP/k/proc/1000/smaps"
+echo 5000 >"$TMP/k/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+printf 'vm.nr_hugepages = 5000\n' >"$TMP/r/etc/sysctl.d/60-pg.conf" 2>/dev/null ||
+	{ mkdir -p "$TMP/r/etc/sysctl.d"; printf 'vm.nr_hugepages = 5000\n' >"$TMP/r/etc/sysctl.d/60-pg.conf"; }
+printf 'huge_pages = on\n' >"$TMP/r/var/lib/postgresql/16/main/postgresql.auto.conf"
+run "$TMP/k" "$TMP/r" decide
+check_expr "decide: after the remedy, the tool's preempt=none no longer holds -> keep (lazy), not the admin's choice" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy) reason=\"no rule matched; default ([^)]*); preempt=none on the command line is the tool.s"'
+run "$TMP/k" "$TMP/r" advise
+check_expr "advise: take the tool's preempt=none back (cmdline --remove), changes required (exit 6)" \
+	'[ $RC -eq 6 ] && grep -q "^  reboot=yes preempt-policy cmdline --format grub --remove > /etc/default/grub.d/preempt-policy.cfg && update-grub   # preempt=none on the command line is the tool.s (/etc/default/grub.d/preempt-policy.cfg:5), which the policy no longer picks$" "$TMP/out"'
+run "$TMP/k" "$TMP/r" cmdline --format grub --remove
+check_expr "cmdline --format grub --remove: the snippet without preempt=, valid shell" \
+	'[ $RC -eq 0 ] && ! grep -q "^GRUB_CMDLINE_LINUX" "$TMP/out" && grep -q "^# Note: --remove: no preempt= argument$" "$TMP/out" &&
+	 head -n 1 "$TMP/out" | grep -q "^# Written by preempt-policy cmdline" && sh -n "$TMP/out"'
+# The admin's own preempt=none (a grub.d file the tool did not write)
+# stays the admin's choice.
+printf 'GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX} preempt=none"\n' \
+	>"$TMP/r/etc/default/grub.d/preempt-policy.cfg"
+run "$TMP/k" "$TMP/r" decide
+check_expr "decide: preempt=none from a file the tool did not write -> the admin's choice" \
+	'[ $RC -eq 0 ] && first_line | grep -q "^mode=none reason=\"admin.s choice: preempt=none on the kernel command line\"$"'
+# kernel-install (systemd-boot, BLS entries): the whole /etc/kernel/cmdline.
+mkdir -p "$TMP/r/etc/kernel"
+printf 'root=UUID=1234 ro "preempt=full" quiet  rootflags="a b"\n' >"$TMP/r/etc/kernel/cmdline"
+kernel_copy live "ro"
+optin_root root-pg-big "$TMP/r2"
+mkdir -p "$TMP/r2/etc/kernel"
+cp "$TMP/r/etc/kernel/cmdline" "$TMP/r2/etc/kernel/cmdline"
+run "$TMP/k" "$TMP/r2" cmdline --format kernel-install
+check_expr "cmdline --format kernel-install: /etc/kernel/cmdline with its preempt= replaced, quotes kept" \
+	'[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = "root=UUID=1234 ro quiet rootflags=\"a b\" preempt=none" ] &&
+	 grep -q "the whole line for /etc/kernel/cmdline (from /etc/kernel/cmdline)" "$TMP/err"'
+run "$TMP/k" "$TMP/r2" cmdline --format kernel-install --remove
+check_expr "cmdline --format kernel-install --remove: the line without preempt=" \
+	'[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = "root=UUID=1234 ro quiet rootflags=\"a b\"" ]'
+rm "$TMP/r2/etc/kernel/cmdline"
+kernel_copy live "BOOT_IMAGE=/vmlinuz-7.3 root=/dev/vda initrd=/initrd.img ro"
+run "$TMP/k" "$TMP/r2" cmdline --format kernel-install
+check_expr "cmdline --format kernel-install without /etc/kernel/cmdline: from /proc/cmdline, BOOT_IMAGE= and initrd= dropped as kernel-install does" \
+	'[ $RC -eq 0 ] && [ "$(cat "$TMP/out")" = "root=/dev/vda ro preempt=none" ]'
+run "$FX/patched" "$FX/root-empty" decide --remove
+check_expr "--remove with decide: exit 1" '[ $RC -eq 1 ]'
+
 run "$FX/patched" "$FX/root-empty" --version
 check_expr "--version" '[ $RC -eq 0 ] && grep -q "^preempt-policy " "$TMP/out"'
 
