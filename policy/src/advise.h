@@ -82,6 +82,15 @@ void pg_cluster_need(const struct facts *f, const struct pg_cluster *c,
 
 void advise_plan(struct advice *a, const struct run *run,
 		 const struct env *env);
+/*
+ * advise --apply: write the sysctl.d file that reserves the default pool
+ * at boot where the root reserves too few, grow the live pool where
+ * /proc/buddyinfo says it can, and record both for advise_revert().
+ * Never a PostgreSQL file, never a restart.  An enum exit_code.
+ */
+int advise_apply(const struct run *run, const struct env *env, FILE *out);
+/* revert: undo what the record says advise --apply changed, if unchanged. */
+int advise_revert(const struct env *env, FILE *out);
 /* Print the advice (text, or JSON with env->json); an enum exit_code. */
 int advise_output(const struct run *run, const struct env *env, FILE *out);
 const char *advise_growth_name(enum advise_growth g);

@@ -38,7 +38,9 @@ static void usage(FILE *out)
 		"  apply                      switch the running kernel to the mode\n"
 		"  cmdline [--format grub|uboot|kernel-install] [--mkimage OUT] [--remove]\n"
 		"                             preempt= for the next boot (--remove: none)\n"
-		"  advise                     huge pages per PostgreSQL cluster, the mode after\n"
+		"  advise [--apply]           huge pages per PostgreSQL cluster, the mode after\n"
+		"                             (--apply: sysctl.d file and live pool, recorded)\n"
+		"  revert                     undo what advise --apply recorded\n"
 		"  verify                     expected against actual: mode, pools, clusters\n"
 		"  record                     keep the decision for the next boot (state file)\n"
 		"  clear-state                remove the state file\n"
@@ -54,7 +56,7 @@ enum opt_id {
 	OPT_ROOT = 256, OPT_PROC, OPT_SYS, OPT_CONFIG, OPT_DRY_RUN, OPT_JSON,
 	OPT_VERBOSE, OPT_FORMAT, OPT_MKIMAGE, OPT_ARCH, OPT_KMSG,
 	OPT_MOUNT_DEBUGFS, OPT_TIMEOUT, OPT_OUTPUT_DIR, OPT_VERSION, OPT_HELP,
-	OPT_KERNEL_LOG, OPT_REMOVE,
+	OPT_KERNEL_LOG, OPT_REMOVE, OPT_APPLY,
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "mkimage", required_argument, NULL, OPT_MKIMAGE },
 	{ "remove", no_argument, NULL, OPT_REMOVE },
+	{ "apply", no_argument, NULL, OPT_APPLY },
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "kmsg", required_argument, NULL, OPT_KMSG },
 	{ "kernel-log", required_argument, NULL, OPT_KERNEL_LOG },
@@ -85,6 +88,7 @@ struct cli {
 	const char *format;
 	const char *mkimage;
 	bool remove;
+	bool apply;
 	unsigned int timeout;
 };
 
@@ -172,6 +176,9 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_REMOVE:
 			cli->remove = true;
 			break;
+		case OPT_APPLY:
+			cli->apply = true;
+			break;
 		case OPT_ARCH:
 			cli->env.arch = optarg;
 			break;
@@ -233,6 +240,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	    strcmp(cli->command, "verify") != 0 &&
 	    strcmp(cli->command, "record") != 0 &&
 	    strcmp(cli->command, "after-start") != 0 &&
+	    strcmp(cli->command, "revert") != 0 &&
 	    strcmp(cli->command, "clear-state") != 0) {
 		fprintf(stderr, "preempt-policy: unknown command '%s'\n",
 			cli->command);
@@ -242,6 +250,10 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	if ((cli->format || cli->mkimage || cli->remove) &&
 	    strcmp(cli->command, "cmdline") != 0) {
 		fprintf(stderr, "preempt-policy: --format, --mkimage and --remove go with cmdline\n");
+		return EXIT_USAGE;
+	}
+	if (cli->apply && (strcmp(cli->command, "advise") != 0 || cli->env.json)) {
+		fprintf(stderr, "preempt-policy: --apply goes with advise, without --json\n");
 		return EXIT_USAGE;
 	}
 	if (cli->format && strcmp(cli->format, "grub") != 0 &&
@@ -299,8 +311,12 @@ static int run_command(const struct cli *cli, struct run *run)
 		return cmdline_output(run, env, format, cli->mkimage,
 				      cli->remove, stdout);
 	}
+	if (strcmp(cmd, "advise") == 0 && cli->apply)
+		return advise_apply(run, env, stdout);
 	if (strcmp(cmd, "advise") == 0)
 		return advise_output(run, env, stdout);
+	if (strcmp(cmd, "revert") == 0)
+		return advise_revert(env, stdout);
 	if (strcmp(cmd, "verify") == 0)
 		return verify_output(run, env, stdout);
 	if (strcmp(cmd, "record") == 0)

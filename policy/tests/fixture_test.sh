@@ -905,6 +905,64 @@ check_expr "cmdline --format kernel-install without /etc/kernel/cmdline: from /p
 run "$FX/patched" "$FX/root-empty" decide --remove
 check_expr "--remove with decide: exit 1" '[ $RC -eq 1 ]'
 
+# Item 7: advise --apply writes the sysctl.d file, grows the live pool
+# where buddyinfo says it can, and records both; revert undoes exactly
+# that. Only on fixture trees: the live fixture's sysfs is plain files.
+kernel_copy live "ro"
+optin_root root-pg-big "$TMP/r"
+NR=$TMP/k/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+APPLIED=$TMP/r/var/lib/preempt-policy/applied
+run "$TMP/k" "$TMP/r" --dry-run advise --apply
+check_expr "advise --apply --dry-run: says what it would write, changes nothing" \
+	'[ $RC -eq 0 ] && grep -q "^dry-run: would write $TMP/r/etc/sysctl.d/90-preempt-policy-hugepages.conf: vm.nr_hugepages = 4713$" "$TMP/out" &&
+	 [ "$(cat "$NR")" = 512 ] && [ ! -e "$TMP/r/etc/sysctl.d" ] && [ ! -e "$APPLIED" ]'
+cp "$TMP/r/etc/postgresql/16/main/postgresql.conf" "$TMP/pgconf.before"
+run "$TMP/k" "$TMP/r" advise --apply
+check_expr "advise --apply: the sysctl.d file, the live pool grown, both recorded; no PostgreSQL file edited" \
+	'[ $RC -eq 0 ] && [ "$(cat "$NR")" = 4713 ] &&
+	 grep -qx "vm.nr_hugepages = 4713" "$TMP/r/etc/sysctl.d/90-preempt-policy-hugepages.conf" &&
+	 grep -qx "created=/etc/sysctl.d/90-preempt-policy-hugepages.conf" "$APPLIED" &&
+	 grep -qx "pool=$NR 512 4713" "$APPLIED" &&
+	 cmp -s "$TMP/pgconf.before" "$TMP/r/etc/postgresql/16/main/postgresql.conf" &&
+	 grep -q "^not done: huge_pages = on (no PostgreSQL file is edited)" "$TMP/out"'
+run "$TMP/k" "$TMP/r" advise
+check_expr "advise after --apply: the pool holds them now and at boot; huge_pages = on and the restart remain (exit 6)" \
+	'[ $RC -eq 6 ] && grep -q "^  reboot=no  nothing: the pool already holds them$" "$TMP/out" &&
+	 grep -q "at next boot 4713 from /etc/sysctl.d/90-preempt-policy-hugepages.conf:2" "$TMP/out"'
+run "$TMP/k" "$TMP/r" advise --apply
+check_expr "advise --apply twice: refused until revert, nothing changed" \
+	'[ $RC -eq 1 ] && grep -q "records an earlier apply: run preempt-policy revert first" "$TMP/err"'
+run "$TMP/k" "$TMP/r" revert
+check_expr "revert: the file removed, the live pool back to 512, the record gone" \
+	'[ $RC -eq 0 ] && [ "$(cat "$NR")" = 512 ] && [ ! -e "$TMP/r/etc/sysctl.d/90-preempt-policy-hugepages.conf" ] &&
+	 [ ! -e "$APPLIED" ] && grep -q "^reverted: " "$TMP/out"'
+run "$TMP/k" "$TMP/r" advise --apply
+echo 600 >"$NR"
+run "$TMP/k" "$TMP/r" revert
+check_expr "revert: a pool changed since (600, not 4713) is left alone, the record kept, exit 4" \
+	'[ $RC -eq 4 ] && [ "$(cat "$NR")" = 600 ] && [ -e "$APPLIED" ] &&
+	 grep -q "is 600, not the 4713 advise --apply left: left alone" "$TMP/err"'
+echo 4713 >"$NR"
+run "$TMP/k" "$TMP/r" revert
+check_expr "revert again once it is 4713: done, the file already gone is fine" \
+	'[ $RC -eq 0 ] && [ "$(cat "$NR")" = 512 ] && [ ! -e "$APPLIED" ]'
+# A later file that sets less would override the file: apply says which
+# and takes its file back.
+printf 'vm.nr_hugepages = 100\n' >"$TMP/r/etc/sysctl.conf"
+run "$TMP/k" "$TMP/r" advise --apply
+check_expr "advise --apply: /etc/sysctl.conf sets less after its file -> named, file removed again, nothing recorded, exit 4" \
+	'[ $RC -eq 4 ] && grep -q "/etc/sysctl.conf:1 sets vm.nr_hugepages = 100 after /etc/sysctl.d/90-preempt-policy-hugepages.conf: removed it again" "$TMP/err" &&
+	 [ ! -e "$TMP/r/etc/sysctl.d/90-preempt-policy-hugepages.conf" ] && [ ! -e "$APPLIED" ] && [ "$(cat "$NR")" = 512 ]'
+mkdir -p "$(dirname "$APPLIED")"
+printf 'pool=%s 512 4713x\n' "$NR" >"$APPLIED"
+run "$TMP/k" "$TMP/r" revert
+check_expr "revert: a record line advise --apply does not write -> named with its line, nothing reverted, exit 2" \
+	'[ $RC -eq 2 ] && grep -q "applied:1: not a line advise --apply writes: nothing reverted" "$TMP/err" && [ -e "$APPLIED" ]'
+rm -f "$APPLIED"
+run "$FX/patched" "$FX/root-empty" --json advise --apply
+check_expr "--apply with --json, or with another command: exit 1" \
+	'[ $RC -eq 1 ] && run "$FX/patched" "$FX/root-empty" decide --apply && [ $RC -eq 1 ]'
+
 run "$FX/patched" "$FX/root-empty" --version
 check_expr "--version" '[ $RC -eq 0 ] && grep -q "^preempt-policy " "$TMP/out"'
 
