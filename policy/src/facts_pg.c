@@ -340,6 +340,24 @@ static bool shmem_thp_applies(const struct facts *f)
 	       strcmp(f->thp_shmem_enabled, "force") == 0;
 }
 
+/*
+ * The pages below which @c surely does not start: the model errs high by
+ * up to 2 % (pg_shmem.h), so a pool within that of its estimate is no
+ * sure failure; a running cluster's segment is exact (as advise counts
+ * it: a hugetlb segment's pages, or a base-page one's size / page + 1).
+ */
+static long long sure_need(const struct facts *f, const struct pg_cluster *c,
+			   uint64_t page, long long need)
+{
+	const struct live_pg *pg = c->live >= 0 && (unsigned int)c->live <
+				   f->nlive_pgs ? &f->live_pgs[c->live] : NULL;
+
+	if (pg && pg->seg_found && pg->seg.smaps_read)
+		return (long long)(pg->seg.size / page) +
+		       (pg->seg.backing != PG_BACKING_HUGETLB);
+	return need - need / 50;
+}
+
 void facts_derive(struct facts *f)
 {
 	long long remaining[MAX_HUGEPAGE_POOLS];
@@ -392,7 +410,8 @@ void facts_derive(struct facts *f)
 				 * unknown sizes (no meminfo) claim nothing.
 				 */
 				c->pool_left = left ? *left : -1;
-				c->start_fails = size && (!left || *left < need);
+				c->start_fails = size &&
+						 (!left || *left < sure_need(f, c, size, need));
 				c->backing = PG_BACKING_HUGETLB;
 				if (left)
 					*left = *left > need ? *left - need : 0;
