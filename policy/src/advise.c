@@ -278,10 +278,11 @@ static void plan_pools(struct advice *a, struct facts *f,
 		long long add;
 
 		ap->live = p ? (p->live > 0 ? p->live : 0) : 0;
-		ap->predicted = p ? p->nr : 0;
+		/* At the next boot: a pool grown with sysctl -w is not kept. */
+		ap->predicted = p ? p->boot : 0;
 		if (p)
-			copy_bounded(ap->origin, sizeof(ap->origin), p->origin,
-				     strlen(p->origin));
+			copy_bounded(ap->origin, sizeof(ap->origin),
+				     p->boot_origin, strlen(p->boot_origin));
 		ap->is_default = ap->page_size == f->default_hugepage_size;
 		ap->free_blocks = free_blocks(env, ap->page_size, &bad_line);
 		if (bad_line && !a->buddyinfo_bad_line)
@@ -538,8 +539,7 @@ static void text_pool(FILE *out, const struct advice_pool *ap)
 				(unsigned long long)ap->predicted : n);
 		if (ap->predicted >= (long long)n)
 			fprintf(out, "  reboot=no  nothing to persist: %s reserves %lld at boot\n",
-				ap->origin[0] ? ap->origin : "the command line",
-				ap->predicted);
+				ap->origin, ap->predicted);
 		else if (ap->origin[0] == '/')
 			fprintf(out, "  reboot=%s vm.nr_hugepages = %llu   # edit %s, which sets it at boot\n",
 				ap->growth == GROW_BOOT ? "yes" : "no ", n,
@@ -553,8 +553,7 @@ static void text_pool(FILE *out, const struct advice_pool *ap)
 				n, (unsigned long long)(ap->page_size >> 10));
 		if (persisted)
 			fprintf(out, "  reboot=no  nothing to persist: %s reserves %lld at boot\n",
-				ap->origin[0] ? ap->origin : "the command line",
-				ap->predicted);
+				ap->origin, ap->predicted);
 	}
 	switch (ap->growth) {
 	case GROW_NOT_NEEDED:

@@ -132,9 +132,9 @@ static long long predicted_default(const struct run *run,
 	facts_predict_hugetlb(f, env);
 	for (i = 0; i < f->npools; i++)
 		if (f->pools[i].page_size == f->default_hugepage_size) {
-			nr = f->pools[i].nr;
-			copy_bounded(origin, size, f->pools[i].origin,
-				     strlen(f->pools[i].origin));
+			nr = f->pools[i].boot;
+			copy_bounded(origin, size, f->pools[i].boot_origin,
+				     strlen(f->pools[i].boot_origin));
 		}
 	free(f);
 	return nr;

@@ -30,6 +30,15 @@ struct hugetlb_pool {
 	long long free;		/* free_hugepages, -1 if unreadable */
 	/* where nr comes from: "" (live), "kernel command line hugepages=N", "FILE:LINE" */
 	char origin[POOL_ORIGIN_LEN];
+	/*
+	 * What the next boot reserves, from the command line and the sysctl
+	 * configuration only: a pool grown at run time (sysctl -w) is not
+	 * in it.  nr starts from the live pool, which in an initramfs is
+	 * what the kernel reserved; after boot only boot tells whether the
+	 * pool is persisted.  boot_origin: "" when nothing reserves it.
+	 */
+	long long boot;
+	char boot_origin[POOL_ORIGIN_LEN];
 };
 
 enum huge_pages_setting { PG_HUGE_OFF, PG_HUGE_ON, PG_HUGE_TRY };

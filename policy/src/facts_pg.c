@@ -467,11 +467,13 @@ void pg_start_failure(const struct facts *f, const struct pg_cluster *c,
 			 (unsigned long long)c->hugepages_needed, psize);
 		return;
 	}
-	snprintf(buf, size, "huge_pages = on%s needs %llu huge pages of %s, the pool at boot holds %lld%s%s%s: the server will not start",
+	snprintf(buf, size, "huge_pages = on%s needs %llu huge pages of %s, the pool %sholds %lld%s%s%s: the server will not start",
 		 c->huge_pages_origin[0] ? where : "",
-		 (unsigned long long)c->hugepages_needed, psize, c->pool_left,
+		 (unsigned long long)c->hugepages_needed, psize,
+		 p->origin[0] ? "at boot " : "", c->pool_left,
 		 c->pool_left != p->nr ? " for it" : "",
-		 p->origin[0] ? " from " : " (live)", p->origin);
+		 p->origin[0] ? " from " : " (live, and no more at boot)",
+		 p->origin);
 }
 
 void facts_check_start(struct facts *f)

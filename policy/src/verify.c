@@ -130,31 +130,35 @@ static void check_pools(struct check *c, const struct facts *f)
 
 	for (i = 0; i < f->npools; i++) {
 		const struct hugetlb_pool *p = &f->pools[i];
-		char name[64], size[32], who[DIAG_LEN / 2];
+		char name[64], size[32], who[DIAG_LEN / 2], boot[40];
 		uint64_t need = required_pages(f, p->page_size, who, sizeof(who));
 		struct item *it;
 
 		/* An unused size nobody reserves or needs is not worth a line. */
-		if (p->nr <= 0 && p->live <= 0 && !need &&
+		if (p->boot <= 0 && p->live <= 0 && !need &&
 		    p->page_size != f->default_hugepage_size)
 			continue;
 		format_size(p->page_size, size, sizeof(size));
 		snprintf(name, sizeof(name), "hugetlb pool %s", size);
 		it = add(c, name);
-		snprintf(it->expected, sizeof(it->expected), "%lld", p->nr);
+		/* What the root reserves at boot, against the live pool. */
+		snprintf(it->expected, sizeof(it->expected), "%lld", p->boot);
 		if (p->live < 0)
 			set_text(it->actual, sizeof(it->actual), "unknown");
 		else
 			snprintf(it->actual, sizeof(it->actual), "%lld",
 				 p->live);
 		set_text(it->note, sizeof(it->note),
-			 p->origin[0] ? p->origin : "live pool");
+			 p->boot_origin[0] ? p->boot_origin : "nothing at boot");
 		compare(it);
-		if (it->verdict == V_NO)
+		if (it->verdict == V_NO && p->boot_origin[0])
 			snprintf(it->why, sizeof(it->why),
-				 "%.300s reserves %lld pages of %s, the kernel has %lld now: sysctl -w vm.nr_hugepages, or reboot",
-				 p->origin[0] ? p->origin : "the live pool",
-				 p->nr, size, p->live);
+				 "%.300s reserves %lld pages of %s at boot, the kernel has %lld now: sysctl -w vm.nr_hugepages, or reboot",
+				 p->boot_origin, p->boot, size, p->live);
+		else if (it->verdict == V_NO)
+			snprintf(it->why, sizeof(it->why),
+				 "the kernel has %lld pages of %s now, which nothing reserves at boot (grown at run time?): persist them (see preempt-policy advise) or give them back",
+				 p->live, size);
 		if (!need)
 			continue;
 		/* The requirement: the boot reserves what the clusters need. */
@@ -162,15 +166,17 @@ static void check_pools(struct check *c, const struct facts *f)
 		it = add(c, name);
 		snprintf(it->expected, sizeof(it->expected), ">=%llu",
 			 (unsigned long long)need);
-		snprintf(it->actual, sizeof(it->actual), "%lld", p->nr);
+		snprintf(it->actual, sizeof(it->actual), "%lld", p->boot);
+		snprintf(boot, sizeof(boot), " reserves %lld", p->boot);
 		set_text(it->note, sizeof(it->note), "clusters' need");
-		it->verdict = p->nr >= (long long)need ? V_YES : V_NO;
+		it->verdict = p->boot >= (long long)need ? V_YES : V_NO;
 		if (it->verdict == V_NO)
 			snprintf(it->why, sizeof(it->why),
-				 "the clusters need %llu pages of %s (%.200s); %s%.200s%s %lld at boot: see preempt-policy advise",
+				 "the clusters need %llu pages of %s (%.200s); %.200s%s at boot: see preempt-policy advise",
 				 (unsigned long long)need, size, who,
-				 p->origin[0] ? "" : "nothing raises the live pool",
-				 p->origin, p->origin[0] ? " reserves" : " of", p->nr);
+				 p->boot_origin[0] ? p->boot_origin :
+				 "nothing reserves them",
+				 p->boot_origin[0] ? boot : "");
 	}
 }
 
@@ -222,8 +228,8 @@ static void cluster_why(struct item *it, const struct facts *f,
 		 "%.300s fell back to %s pages: %s needs %llu pages of %s%s",
 		 setting, actual, size, (unsigned long long)n->pages, page,
 		 cl->backing == PG_BACKING_HUGETLB ?
-		 "; the pool at boot holds them: restart the cluster" :
-		 "; the pool at boot does not hold them: see preempt-policy advise");
+		 "; the pool holds them now: restart the cluster" :
+		 "; the pool does not hold them: see preempt-policy advise");
 }
 
 static void check_clusters(struct check *c, const struct facts *f)

@@ -118,7 +118,7 @@ expect_no_start() {
 }
 settings "shared_buffers = 1200MB" "huge_pages = on"
 expect_no_start "huge_pages = on and an empty pool" \
-	"cluster $TMP/data: huge_pages = on ($TMP/data/postgresql.conf:[0-9]*) needs [0-9]* huge pages of 2MiB, the pool at boot holds [0-9]* .*: the server will not start"
+	"cluster $TMP/data: huge_pages = on ($TMP/data/postgresql.conf:[0-9]*) needs [0-9]* huge pages of 2MiB, the pool .*holds [0-9]* .*: the server will not start"
 settings "shared_buffers = 128MB" "huge_pages = on" "shared_memory_type = sysv"
 expect_no_start "huge_pages = on and shared_memory_type = sysv" \
 	"with shared_memory_type = sysv ($TMP/data/postgresql.conf:[0-9]*): the server will not start"
