@@ -10,7 +10,8 @@ enum exit_code {
 	EXIT_CANNOT = 3,	/* kernel cannot do the mode; nothing written */
 	EXIT_WRITE_FAILED = 4,	/* write, read-back or mkimage failed */
 	EXIT_DISABLED = 5,	/* preempt.policy=off (apply only) */
-	EXIT_DIFFER = 6,	/* verify: expected and actual differ */
+	EXIT_DIFFER = 6,	/* verify: differ; advise: changes required */
+	EXIT_BAD_INPUT_DIFFER = 7,	/* 2 and 6 together (verify, advise) */
 };
 
 #endif

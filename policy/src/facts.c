@@ -17,5 +17,6 @@ void facts_gather(struct facts *f, const struct env *env,
 	facts_gather_postgres(f, env, pol);
 	facts_gather_live(f, env);
 	facts_derive(f);
+	facts_check_start(f);
 	facts_gather_state(f, env);
 }

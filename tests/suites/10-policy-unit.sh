@@ -17,6 +17,12 @@ suite_run() {
 	# the server's shared_memory_size_in_huge_pages (a throwaway server
 	# in /tmp).
 	sh policy/tests/advise_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
+
+	# verify and the start-failure prediction against the real server:
+	# huge_pages = try falling back to base pages is a difference, and
+	# huge_pages = on without its pages is predicted not to start, as
+	# the server then shows (issue 33, items 1 and 2).
+	sh policy/tests/verify_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
 	return $rc
 }
 
