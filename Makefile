@@ -147,6 +147,14 @@ check-drift: deps
 # with CONFIG_PREEMPT_DYNAMIC_ALL_MODES off and on, and the mm series alone
 # on the pristine tree. Dozens of kernel builds (ccache-served where a
 # patch changes nothing): not part of check.
+# Proof that make check catches breakage: each tests/mutants/NAME.sh breaks
+# one promise in a scratch copy and names the suites that must fail
+# (tests/check-mutants.sh; MUTANTS="a b" for some). Kernel mutants rebuild
+# the arm64 patched kernel each, in a cache of their own. Not part of check.
+.PHONY: check-mutants
+check-mutants: deps $(BUILD)/pristine.path
+	@tests/check-mutants.sh $(MUTANTS)
+
 # The mails to post: every patch of patches/sched, mm and fixes as git
 # format-patch wrote it, without the DEP-3 lines (Origin, Forwarded,
 # Last-Update) that Debian's patch files carry, in $(BUILD)/upstream/.
