@@ -5,8 +5,9 @@
 # Dir::Etc to a scratch directory), in deb822 and one-line form, both, none,
 # and under the override variables, each with the exact URI it must give;
 # apt.conf's proxy handed to the fetchers that do not read apt.conf; a
-# private apt state's index dropped when its mirror changes. And no Debian archive host is named in the tree: a site behind its own
-# mirror or proxy runs the rig unchanged.
+# private apt state's index dropped when its mirror changes. And no Debian
+# archive host is named in the tree: a site behind its own mirror or proxy
+# runs the rig unchanged.
 . tests/lib/common.sh
 
 suite_setup() {
@@ -51,27 +52,20 @@ expect_uri() {
 		"$(printf 'wanted %s, got "%s" (exit %s)\n' "$eu_uri" "$mo_out" "$mo_rc"; cat "$mo_err")"
 }
 
-# expect_error DESC NAME AREA TEXT... [-- VAR=VALUE...]: debian_mirror AREA
-# on NAME fails, prints nothing on standard output and every TEXT in its
-# error.
+# expect_error DESC NAME AREA TEXT...: debian_mirror AREA on NAME fails,
+# prints nothing on standard output and every TEXT in its error.
 expect_error() {
 	ee_desc=$1 ee_name=$2 ee_area=$3
 	shift 3
-	ee_texts=
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		ee_texts="$ee_texts$1
-"
-		shift
-	done
-	[ $# -eq 0 ] || shift
-	mirror_of "$ee_name" "$ee_area" "$@"
+	mirror_of "$ee_name" "$ee_area"
 	ee_r=0
 	if [ "$mo_rc" = 0 ] || [ -n "$mo_out" ]; then
 		ee_r=1
 	fi
-	ee_missing=$(printf '%s' "$ee_texts" | while IFS= read -r t; do
-		grep -qF -- "$t" "$mo_err" || printf '%s\n' "$t"
-	done)
+	ee_missing=
+	for t in "$@"; do
+		grep -qF -- "$t" "$mo_err" || ee_missing="$ee_missing [$t]"
+	done
 	[ -z "$ee_missing" ] || ee_r=1
 	result $ee_r "$ee_desc" \
 		"$(printf 'exit %s, stdout "%s", missing from the error: %s\n' "$mo_rc" "$mo_out" "$ee_missing"; cat "$mo_err")"
