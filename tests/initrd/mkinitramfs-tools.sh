@@ -11,7 +11,8 @@
 #
 # initramfs-tools conflicts with the dracut package installed here, so it
 # is not installed: initramfs-tools-core, klibc-utils and libklibc
-# (bookworm) are unpacked from a private apt state, and mkinitramfs runs
+# (bookworm) are unpacked from a private apt state (on the mirror of the
+# machine's apt sources, debian_mirror), and mkinitramfs runs
 # in a private mount namespace (unshare -m) where scratch directories are
 # bind-mounted over /usr/share/initramfs-tools (with the host's busybox
 # and kmod hooks), /usr/local, /boot and /etc/preempt-policy* (an overlay
@@ -41,20 +42,21 @@ debs=$cache/debs/initramfs-tools
 version=7.3.0-rig
 
 state=$debs/.apt
-aptopts=$(private_apt_opts "$state" amd64)
-cat >"$state/sources.list" <<EOS
-deb [arch=amd64] http://deb.debian.org/debian bookworm main
-deb [arch=amd64] http://deb.debian.org/debian bookworm-updates main
-EOS
 set -- initramfs-tools-core klibc-utils libklibc
 missing=
 for p in "$@"; do
 	ls "$debs/${p}"_*.deb >/dev/null 2>&1 || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
+	aptopts=$(private_apt_opts "$state" amd64)
+	mirror=$(debian_mirror) || exit 1
+	private_sources "$state" <<EOS
+deb [arch=amd64] $mirror bookworm main
+deb [arch=amd64] $mirror bookworm-updates main
+EOS
 	# shellcheck disable=SC2086
 	apt-get $aptopts update >/dev/null 2>&1 ||
-		die "apt-get update of the private sources in $state failed"
+		die "apt-get update of the private sources in $state ($mirror) failed"
 	# shellcheck disable=SC2086
 	(cd "$debs" && apt-get $aptopts download $missing >/dev/null 2>&1) ||
 		die "could not download$missing from bookworm"

@@ -20,6 +20,9 @@
 # $PREEMPT_CACHE/debian13/root and refreshed when older than a week; it
 # runs in its own mount namespace (unshare -m) with its own /proc, so
 # nothing of this machine's mounts, services or initramfs is touched.
+# The mirror is the one of the machine's apt sources (debian_mirror,
+# PREEMPT_DEBIAN_MIRROR overrides), reached through apt.conf's proxy, if
+# any, by debootstrap and by apt in the chroot.
 # Not part of make check: a cold chroot takes minutes to download.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -48,15 +51,24 @@ in_root() {
 		mount -t proc proc "$1/proc" && mount -t sysfs sysfs "$1/sys" &&
 		mount -t tmpfs tmpfs "$1/run" &&
 		chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-			LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive sh -c "$2"' \
+			LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+			${http_proxy:+"http_proxy=$http_proxy"} \
+			${https_proxy:+"https_proxy=$https_proxy"} sh -c "$2"' \
 		sh "$1" "$2"
 }
 
 root=$(cache_dir)/debian13/root
-mirror=${DEBIAN13_MIRROR:-http://deb.debian.org/debian}
+mirror=$(debian_mirror) || exit 1
+# debootstrap fetches with wget, and the chroot's apt has its own apt.conf:
+# neither sees the machine's, so its proxy goes to both in the environment.
+apt_proxy_env
 stamp=${root%/*}/bootstrapped
 if [ ! -f "$stamp" ] || [ ! -d "$root" ] || [ -n "$(find "$stamp" -mtime +7)" ]; then
-	note "debootstrap trixie into $root (a few minutes)"
+	case $mirror in
+	http://* | https://* | file:///*) ;;
+	*) die "debootstrap cannot fetch from $mirror (http, https or file only): set PREEMPT_DEBIAN_MIRROR" ;;
+	esac
+	note "debootstrap trixie from $mirror into $root (a few minutes)"
 	rm -rf "$root.new"
 	mkdir -p "${root%/*}"
 	# lintian with apt, not debootstrap --include: debootstrap does not

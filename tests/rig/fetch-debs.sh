@@ -3,9 +3,10 @@
 #
 # fetch-debs.sh ARCH DEBDIR PACKAGE...
 # Download Debian 12 (bookworm) packages for a guest architecture into DEBDIR
-# with a private apt state under DEBDIR/.apt; the machine's own apt sources
-# and its dpkg database are never touched. Already downloaded packages are
-# kept, so a warm run asks the registry nothing but the index.
+# with a private apt state under DEBDIR/.apt, from the mirror of the
+# machine's apt sources (debian_mirror); those sources and the dpkg
+# database are never touched. Already downloaded packages are kept, so a
+# warm run asks the registry nothing but the index.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -16,15 +17,18 @@ debarch=$(debarch_of "$arch")
 
 state=$debdir/.apt
 aptopts=$(private_apt_opts "$state" "$debarch")
-cat >"$state/sources.list" <<EOS
-deb [arch=$debarch] http://deb.debian.org/debian bookworm main
-deb [arch=$debarch] http://deb.debian.org/debian bookworm-updates main
-deb [arch=$debarch] http://deb.debian.org/debian-security bookworm-security main
+mirror=$(debian_mirror) || exit 1
+security=$(debian_mirror security) || exit 1
+private_sources "$state" <<EOS
+deb [arch=$debarch] $mirror bookworm main
+deb [arch=$debarch] $mirror bookworm-updates main
+deb [arch=$debarch] $security bookworm-security main
 EOS
 # An index older than a day is refreshed; package versions move with it.
 if [ -z "$(find "$state/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null)" ]; then
 	# shellcheck disable=SC2086
-	apt-get $aptopts update >/dev/null || die "apt-get update for $debarch failed"
+	apt-get $aptopts update >/dev/null ||
+		die "apt-get update for $debarch from $mirror and $security failed"
 fi
 cd "$debdir"
 for pkg in "$@"; do

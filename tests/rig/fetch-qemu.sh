@@ -8,9 +8,10 @@
 # QEMU at its own firmware and module directories (the host's 7.2 modules
 # refuse to load into 10.x) and turns audio off, so it takes the same
 # arguments as the host's emulator. launch-vm.sh runs every guest on it.
-# The private apt state lives in $BUILD/apt-qemu; the machine's own apt
-# sources are never read or changed and nothing is installed. Several
-# callers may run at once: the first unpacks, the others wait for it.
+# The private apt state lives in $BUILD/apt-qemu, on the mirror of the
+# machine's apt sources (debian_mirror); those sources are never changed
+# and nothing is installed. Several callers may run at once: the first
+# unpacks, the others wait for it.
 set -eu
 rig=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$rig/../.." && pwd)
@@ -49,11 +50,11 @@ flock 9
 # Another caller may have finished while this one waited.
 if [ ! -x "$launcher" ]; then
 	aptopts=$(private_apt_opts "$state" "$hostdeb")
-	echo "deb [arch=$hostdeb] http://deb.debian.org/debian $suite main" \
-		>"$state/sources.list"
+	mirror=$(debian_mirror) || exit 1
+	echo "deb [arch=$hostdeb] $mirror $suite main" | private_sources "$state"
 	# shellcheck disable=SC2086
 	apt-get $aptopts update >/dev/null 2>&1 ||
-		die "apt-get update of $suite in $state failed"
+		die "apt-get update of $suite from $mirror in $state failed"
 	rm -rf "$dir/debs"
 	mkdir -p "$dir/debs"
 	for p in $packages; do

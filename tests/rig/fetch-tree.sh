@@ -9,8 +9,9 @@
 #   --list            print "PACKAGE VERSION" for every linux-source-7.*
 #                     the registry offers now (for make check-drift)
 #   --version V       use linux-source-7.x version V instead of the lock
-# The private apt state lives in $BUILD/apt (default build/apt); the
-# machine's own apt sources are never read or changed.
+# The private apt state lives in $BUILD/apt (default build/apt), on the
+# mirror of the machine's apt sources (debian_mirror); those sources are
+# never changed.
 set -eu
 rig=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$rig/../.." && pwd)
