@@ -139,10 +139,10 @@ load_expected_skips() {
 }
 
 # skip_allowed TEXT: an entry of $state/skips allows the SKIP of suite
-# $name whose TAP text (after "ok N - ") is TEXT.
+# $name whose TAP text (after "ok N - ") is TEXT; prints the entry's WHY.
 skip_allowed() {
 	SKIP_TEXT=$1 awk -F '\t' -v suite="$name" '
-		$1 == suite && ENVIRON["SKIP_TEXT"] ~ $2 { found = 1; exit }
+		$1 == suite && ENVIRON["SKIP_TEXT"] ~ $2 { print $3; found = 1; exit }
 		END { exit !found }' "$state/skips"
 }
 
@@ -311,8 +311,9 @@ for suite in $suites; do
 					emit fail "$text"
 					;;
 				pass:SKIP)
-					if skip_allowed "$text"; then
+					if why=$(skip_allowed "$text"); then
 						emit skip "$text"
+						echo "#   expected ($skiplist): $why"
 					else
 						emit fail "${desc:+$desc: }SKIP${reason:+ ($reason)} not allowed by $skiplist"
 					fi
