@@ -8,7 +8,9 @@
 # its header). Cells are MODE:MEMORY:RSEQ: one warm-up run per memory
 # backing, then B_REPS rounds, each running every cell once. Output, one line per
 # measured run:
-#   mech MODE MEMORY RSEQ REP {slock-bench's JSON}
+#   mech MODE MEMORY RSEQ REP {slock-bench's JSON, plus
+#        "ftrace_worker_switches": the workers' sched_switch events in
+#        the trace, counted by this script}
 #   mechpg MODE REP NS_PER_TRANSACTION     (MEMORY "pgbench")
 #   mechfault MODE REP NS_PER_FAULT        (MEMORY "faultcost")
 # Environment ("_" in a list value stands for a space):
@@ -79,17 +81,29 @@ for c in $CELLS; do
 	esac
 done
 
+# worker_switches PARENT: the sched_switch events the trace holds of
+# slock-bench's processes but PARENT, its workers, counted here rather
+# than by slock-bench: the host compares its classified total with this
+# number, which its own parser can therefore not vouch for.
+worker_switches() {
+	awk -v parent=" prev_pid=$1 " '/ sched_switch: prev_comm=slock-bench prev_pid=/ &&
+		!index($0, parent) { n++ } END { print n + 0 }' "$TR/trace"
+}
+
 run() { # MODE MAP RSEQ REP
 	rs=
 	[ "$3" = off ] || rs=--rseq-slice
-	j=$(./slock-bench --mapping "$2" --size "$SIZE" --procs "$PROCS" \
-		--seconds "$SECS" --json --trace "$TR" $rs --label "$1" 2>&1)
+	./slock-bench --mapping "$2" --size "$SIZE" --procs "$PROCS" \
+		--seconds "$SECS" --json --trace "$TR" $rs --label "$1" >/tmp/slock.out 2>&1 &
+	pid=$!
+	wait "$pid"
 	rc=$?
+	j=$(cat /tmp/slock.out)
 	case "$j" in
 	"{"*) [ "$rc" = 0 ] || j="exit $rc: $j" ;;
 	esac
 	case "$j" in
-	"{"*) echo "mech $1 $2 $3 $4 $j" ;;
+	"{"*) echo "mech $1 $2 $3 $4 ${j%\}},\"ftrace_worker_switches\":$(worker_switches "$pid")}" ;;
 	*) echo "error $1 $2 $3: $j" | head -n 3 ;;
 	esac
 }

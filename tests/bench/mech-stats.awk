@@ -19,7 +19,7 @@ BEGIN {
 		   "at_return_fault_pm at_return_irq_pm blocked_pm contended_pct " \
 		   "ns_per_txn ns_per_fault in_kernel at_return at_return_fault at_return_irq " \
 		   "at_return_other blocked not_holding events no_stack lost minflt " \
-		   "nivcsw huge_kb slice_granted slice_yielded", M, " ")
+		   "nivcsw huge_kb slice_granted slice_yielded ftrace_worker_switches", M, " ")
 	kernel_name["patched"] = "patched (dynamic)"
 	kernel_name["seed"] = "seed: PREEMPT_NONE build"
 	kernel_name["seeddyn"] = "seed: dynamic, none default"

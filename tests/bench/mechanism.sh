@@ -175,8 +175,9 @@ run_boot() {
 	[ "$cpus" = "$rb_vcpus" ] ||
 		fail "$rb_arch $rb_vcpus $rb_kernel: the guest ran on ${cpus:-an unknown number of} CPUs, not $rb_vcpus (CONFIG_NR_CPUS?)"
 	# mech MODE MEM RSEQ REP JSON -> one normalised line per run,
-	# KEY=VALUE for the numbers of slock-bench's JSON (keys are
-	# unique in it), into the cell's file
+	# KEY=VALUE for the numbers of slock-bench's JSON and the guest
+	# script's ftrace_worker_switches (keys are unique in it), into the
+	# cell's file
 	awk -v a="$rb_arch" -v v="$rb_vcpus" -v k="$rb_kernel" -v d="$cells" '
 	$1 == "mech" && $5 != "warmup" {
 		f = d "/" a "-" v "-" k "-" $2 "-" $3 "-" $4 ".txt"
@@ -185,7 +186,8 @@ run_boot() {
 			"at_return_pm at_return_fault_pm at_return_irq_pm blocked_pm " \
 			"in_kernel at_return at_return_fault at_return_irq " \
 			"at_return_other blocked not_holding events no_stack lost " \
-			"minflt nivcsw huge_kb slice_granted slice_yielded", K, " ")
+			"minflt nivcsw huge_kb slice_granted slice_yielded " \
+			"ftrace_worker_switches", K, " ")
 		for (i = 1; i <= n; i++)
 			if (match($0, "\"" K[i] "\":[-0-9.]+")) {
 				kv = substr($0, RSTART + 1, RLENGTH - 1)

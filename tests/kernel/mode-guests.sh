@@ -15,8 +15,9 @@
 #        kselftest-control  the same with the test module's busy loop
 #                 calling cond_resched() (busy_resched=1): preempt_defer
 #                 must fail there, which shows that it can
-#        stress   stress-switch (SWITCHES=N, default 3000 per interface;
-#                 STRESS_SECONDS, default 600: the guest's time limit;
+#        stress   stress-switch (SWITCHES=N, default 3000 per interface,
+#                 all of which must happen; STRESS_SECONDS, default 600:
+#                 the guest's time limit;
 #                 STRESS_APPEND: more of its command line, such as
 #                 "modes=full,lazy debugfs_only=1" for an unpatched kernel)
 # KSRC is the patched kernel tree holding the kselftests (default: make

@@ -10,6 +10,12 @@ set -eu
 [ $# -ge 2 ] || die "usage: check-config.sh DOTCONFIG FRAGMENT..."
 config=$1
 shift
+# An unreadable .config or fragment is not a lost option: say which.
+for f in "$config" "$@"; do
+	if [ ! -f "$f" ] || [ ! -r "$f" ]; then
+		die "cannot read $f"
+	fi
+done
 bad=0
 wanted=$(mktemp)
 trap 'rm -f "$wanted"' EXIT
@@ -25,7 +31,9 @@ done | awk '{ name = $2; sub(/=.*/, "", name); last[name] = $0; order[name] = NR
 	sort -n | cut -d' ' -f2- >"$wanted"
 while read -r frag want; do
 	name=${want%%=*}
-	got=$(grep -E "^$name=" "$config" || true)
+	# grep's 1 is "not set"; anything above is a read error
+	got=$(grep -E "^$name=" "$config") || [ $? -eq 1 ] ||
+		die "reading $config failed"
 	if [ "${want#*=}" = n ]; then
 		[ -z "$got" ] && continue
 	elif [ "$got" = "$want" ]; then

@@ -16,7 +16,8 @@
 # multi-threaded TCG (CHANGELOG, Known issues). Every x86_64 switch
 # patches each inline static-call site (about 1 s per switch under TCG),
 # so the x86_64 stress run is short: SWITCHES_X86_64. STRESS_SECONDS
-# bounds each stress run (the guest stops switching then).
+# bounds each stress run: the guest stops switching then, and a switcher
+# that did not make all its switches fails.
 . tests/lib/common.sh
 
 # MODES_ARCHES: the arches whose guests run (make check-mutants' kernel
