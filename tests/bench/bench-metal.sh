@@ -467,9 +467,14 @@ cleanup() {
 			rc=3
 		fi
 	fi
-	if [ "$server_up" = 1 ] && ! pg_stop; then
-		printf '%s: could not stop the server of %s: %s\n' "$me" "$data" "$(cat "$work/pg_ctl.out")" >&2
-		rc=3
+	# a server that failed to start has no postmaster.pid to stop
+	if [ "$server_up" = 1 ]; then
+		if pg_stop || [ ! -e "$data/postmaster.pid" ]; then
+			server_up=0
+		else
+			printf '%s: could not stop the server of %s: %s\n' "$me" "$data" "$(cat "$work/pg_ctl.out")" >&2
+			rc=3
+		fi
 	fi
 	[ -z "$bg" ] || wait "$bg" 2>/dev/null
 	if [ "$hp_changed" = 1 ]; then
