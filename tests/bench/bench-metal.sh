@@ -452,7 +452,8 @@ warm_up() { # PAGES MODE
 }
 
 # --- undoing ----------------------------------------------------------------------------
-bg='' server_up=0 mode_changed=0 hp_changed=0 thp_changed=0 lock_held=0 work='' sock=''
+bg='' server_up=0 mode_changed=0 hp_changed=0 thp_changed=0 lock_held=0 work='' sock='' out=''
+t_start=$(date +%s)
 cleanup() {
 	rc=$?
 	trap '' INT TERM HUP
@@ -505,6 +506,12 @@ cleanup() {
 	fi
 	[ "$lock_held" = 0 ] || rm -rf "$lock"
 	[ -z "$restored" ] || say "restored:$restored"
+	# an interrupted run still reports the runs it finished
+	if [ -n "$out" ] && [ -s "$out/raw.txt" ] && [ ! -e "$out/results.md" ]; then
+		echo "bench.took_s: $(($(date +%s) - t_start)) (interrupted after $(grep -c '^run ' "$out/raw.txt") of $(wc -l <"$out/plan.txt") runs)" \
+			>>"$out/machine.txt"
+		report "$out" && say "partial results: $out/results.md"
+	fi
 	[ "$rc" = 0 ] || say "exit $rc"
 	exit "$rc"
 }
