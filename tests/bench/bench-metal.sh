@@ -323,7 +323,7 @@ uname: $(uname -a)
 kernel: $(uname -r)
 nproc: $ncpu
 cpu_model: ${model:-unknown}
-numa_nodes: ${numa:-$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' 2>/dev/null | wc -l)}
+numa_nodes: ${numa:-$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' 2>/dev/null | wc -l | sed 's/^0$/-/')}
 mem_total_kb: $(meminfo MemTotal)
 hugepagesize_kb: $(meminfo Hugepagesize)
 cpufreq_governor: ${gov:--}
@@ -685,6 +685,7 @@ sql "SELECT 'pg.' || name || ': ' || current_setting(name) FROM pg_settings
 pg_stop || die "could not stop the server: $(cat "$work/pg_ctl.out")"
 
 if in_list hugetlb "$pages"; then
+	say "sizing the huge pages"
 	hugepages_needed
 	echo "bench.hugepages_needed: $hp_need ($hp_how)" >>"$out/machine.txt"
 fi

@@ -8,12 +8,16 @@
 #   - refuse, changing nothing, as a user other than root, on a kernel
 #     without /sys/kernel/preempt/mode (the test variable METAL_SYSFS_MODE
 #     names a missing file) and on an unknown mode;
-#   - run 2 modes x 2 page kinds x 1 run (a few seconds each) and write
-#     raw.txt, results.md and results.json with one run per cell;
+#   - run 2 modes x 2 page kinds x 1 run (a few seconds each) on a
+#     throwaway cluster and write raw.txt, results.md and results.json with
+#     one run per cell;
 #   - put back the mode and vm.nr_hugepages it found (set here to
-#     voluntary and 3, neither of which the kit would leave by chance),
-#     stop its server and remove its cluster, after a full run and after a
-#     SIGTERM in the middle of a run.
+#     voluntary and 3, neither of which the kit would leave by chance) and
+#     stop its server, after that run (which keeps its cluster, METAL_KEEP)
+#     and after a SIGTERM in the middle of a hugetlb run on that cluster
+#     given as an existing one (METAL_PGDATA, METAL_INIT=no: no second
+#     initdb and pgbench -i), whose configuration files it must not edit,
+#     and whose own directory it removes.
 # The results then go to the host (lines "@@file NAME", "|" + content,
 # "@@end"), which makes results.png (no gnuplot here) and checks the JSON.
 # Environment (kernel command line): M_SECS (seconds per run, 3).
@@ -92,10 +96,10 @@ refusal "refuses a mode it does not know" "unknown mode 'fast'" \
 rm -rf "$OUT"
 t0=$(cut -d. -f1 /proc/uptime)
 rc=0
-sh ./bench-metal.sh >"$LOG" 2>&1 || rc=$?
+METAL_KEEP=yes sh ./bench-metal.sh >"$LOG" 2>&1 || rc=$?
 took=$(($(cut -d. -f1 /proc/uptime) - t0))
 result "$rc" "the kit ran 2 modes x 2 page kinds x 1 run (${took} s, exit $rc)" "$(cat "$LOG")"
-diag "kit run took ${took} s"
+diag "kit run took ${took} s; its steps (guest clock):" "$(grep '^bench-metal: \[' "$LOG")"
 d=$OUT/latest
 runs=$(grep -c '^run ' "$d/raw.txt" 2>/dev/null)
 cells=$(sed -n 's/^run pages=\([^ ]*\) mode=\([^ ]*\) .*/\1-\2/p' "$d/raw.txt" 2>/dev/null | sort -u | tr '\n' ' ')
@@ -108,14 +112,17 @@ check "results.json lists the 4 runs ($jruns)" test "$jruns" = 4
 hp=$(sed -n 's/^bench.hugepages_needed: //p' "$d/machine.txt" 2>/dev/null)
 check "the machine record has the huge pages postgres -C asked for ($hp)" \
 	sh -c "echo '$hp' | grep -q '^[1-9][0-9]* (postgres -C shared_memory_size_in_huge_pages)'"
-check "after the run: mode, vm.nr_hugepages back, server stopped, cluster removed" \
-	test "$(state)" = "$want"
-[ "$(state)" = "$want" ] || diag "now: $(state)" "$(tail -n 5 "$LOG")"
+kept="mode=voluntary nr_hugepages=3 postgres=0 kit_dirs=1"
+check "after the run: mode, vm.nr_hugepages back, server stopped, the cluster kept ($kept)" \
+	test "$(state)" = "$kept"
+[ "$(state)" = "$kept" ] || diag "now: $(state)" "$(tail -n 5 "$LOG")"
+pgdata=$(find /tmp -maxdepth 1 -name 'bench-metal.*')/data
 
 # --- SIGTERM in the middle of a run ---------------------------------------------------
 rm -rf /tmp/metal-term
+conf0=$(cat "$pgdata"/*.conf | cksum)
 METAL_OUT=/tmp/metal-term METAL_PAGES=hugetlb METAL_SECS=60 METAL_WARMUP=0 \
-	sh ./bench-metal.sh >/tmp/metal-term.log 2>&1 &
+	METAL_PGDATA=$pgdata METAL_INIT=no sh ./bench-metal.sh >/tmp/metal-term.log 2>&1 &
 kit=$!
 i=0
 while ! grep -q 'run 1 of' /tmp/metal-term.log && [ "$i" -lt 240 ] && kill -0 "$kit" 2>/dev/null; do
@@ -128,13 +135,17 @@ kill -TERM "$kit"
 rc=0
 wait "$kit" || rc=$?
 after=$(state)
-if [ "$rc" = 143 ] && [ "$after" = "$want" ] && grep -q 'restored: mode=voluntary vm.nr_hugepages=3' /tmp/metal-term.log; then
-	ok "SIGTERM during a hugetlb run: exit 143, mode, vm.nr_hugepages, server and cluster as before ($during -> $after)"
+conf1=$(cat "$pgdata"/*.conf | cksum)
+if [ "$rc" = 143 ] && [ "$after" = "$kept" ] && [ "$conf1" = "$conf0" ] &&
+	grep -q 'restored: mode=voluntary vm.nr_hugepages=3' /tmp/metal-term.log; then
+	ok "SIGTERM during a hugetlb run on an existing cluster: exit 143, mode, vm.nr_hugepages and server as before, its files unedited ($during -> $after)"
 else
-	not_ok "SIGTERM during a hugetlb run: exit 143 and everything restored"
-	diag "exit $rc (143 expected)" "during: $during" "after:  $after"
+	not_ok "SIGTERM during a hugetlb run on an existing cluster: exit 143, everything restored, its files unedited"
+	diag "exit $rc (143 expected)" "during: $during" "after:  $after (want $kept)" \
+		"*.conf cksum before: $conf0" "*.conf cksum after:  $conf1"
 	tap_indent 15 "$(cat /tmp/metal-term.log)"
 fi
+rm -rf "${pgdata%/data}"
 
 # --- the results, for the host ---------------------------------------------------------
 for f in raw.txt machine.txt results.md results.json; do
