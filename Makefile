@@ -8,6 +8,9 @@
 #   make run      boot the patched kernel in QEMU (ARCH=arm64 or x86_64)
 #   make check    every test, TAP, ends with "N passed, N failed, N skipped"
 #   make bench    the slow measurements (not part of check)
+#   make bench-metal  the report's pgbench experiment on this machine: as
+#                 root, on the patched kernel, with PostgreSQL installed
+#                 (tests/bench/README.md)
 #   make install / uninstall   DESTDIR, PREFIX (/usr), SYSCONFDIR (/etc)
 #   make deb      Debian packages of the user-space parts in build/deb/
 #                 (DEB_ARCHES: the host's and arm64)
@@ -36,7 +39,7 @@ SEED_TREE := $(CACHE)/trees/seed
 SEEDFIX_TREE := $(CACHE)/trees/seedfix
 OBJ := $(CACHE)/obj
 
-.PHONY: all deps deb deb-debian13 tree patched-tree seed-tree seedfix-tree kernels kernel run check bench \
+.PHONY: all deps deb deb-debian13 tree patched-tree seed-tree seedfix-tree kernels kernel run check bench bench-metal \
 	check-apply check-patches check-drift check-prefixes upstream-series check-debug install uninstall \
 	clean distclean policy
 
@@ -123,6 +126,15 @@ check: deps
 
 bench: deps
 	@BENCH_ARCH=$(ARCH) tests/bench/bench.sh
+
+# The report's experiment on real hardware, on this machine: pgbench by
+# preemption mode (switched at runtime) x 4 KiB/hugetlb buffer pool, as
+# root on the patched kernel, with PostgreSQL installed. No deps: it
+# installs nothing and refuses (changing nothing) without root or without
+# /sys/kernel/preempt/mode. METAL_* knobs: tests/bench/bench-metal.sh;
+# results in $(BUILD)/bench-metal/latest/.
+bench-metal:
+	@tests/bench/bench-metal.sh
 
 # The boot tests and a long mode-switch stress run on the debug kernel
 # (lockdep, atomic-sleep checks, KASAN), which check does not build: check
