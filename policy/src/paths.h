@@ -23,7 +23,7 @@
 #define PROC_MEMINFO		"meminfo"
 /* /proc/vmstat event of patches/mm: shmem objects populated without huge pages */
 #define PROC_VMSTAT		"vmstat"
-#define VMSTAT_SHM_WARN		"shmem_hugepage_warn"
+#define VMSTAT_SHM_WARN		"shmem_large_nohuge_object"
 #define PROC_SHM_WARN_BYTES	"sys/vm/shmem_hugepage_warn_bytes"
 /* Per process, under PROC/PID/; mounts of the tool's own namespace. */
 #define PROC_PID_COMM		"comm"

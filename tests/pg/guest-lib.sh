@@ -25,7 +25,7 @@ DEBUGFS_MODE=/sys/kernel/debug/sched/preempt
 # shellcheck disable=SC2034 # used by the scripts that source this
 WARN_BYTES=/proc/sys/vm/shmem_hugepage_warn_bytes
 # The report's counter: an event in /proc/vmstat (patches/mm)
-WARN_EVENT=shmem_hugepage_warn
+WARN_EVENT=shmem_large_nohuge_object
 
 # TAP: tests/lib/tap.sh, sourced by the scripts that print it.
 
