@@ -117,7 +117,7 @@ check_expr "decide: 256MB cluster, opt-in rules -> keep" \
 	'[ $RC -eq 0 ] && first_line | grep -q "^mode=keep (lazy)"'
 
 kernel_copy patched "ro"
-sed 's/^shmem_hugepage_warn .*/shmem_hugepage_warn 2/' "$FX/patched/proc/vmstat" \
+sed 's/^shmem_large_nohuge_object .*/shmem_large_nohuge_object 2/' "$FX/patched/proc/vmstat" \
 	>"$TMP/k/proc/vmstat"
 run "$TMP/k" "$FX/root-empty" decide
 check_expr "decide: shmem huge page warnings, built-in policy -> keep (lazy)" \
@@ -129,7 +129,7 @@ check_expr "decide: shmem huge page warnings but no process to look at (initramf
 # Issue 33, item 6b: the counter only grows until reboot; the opt-in rule
 # must describe now. The live fixture has objects in base pages: none.
 kernel_copy live "ro"
-sed 's/^shmem_hugepage_warn .*/shmem_hugepage_warn 2/' "$FX/patched/proc/vmstat" \
+sed 's/^shmem_large_nohuge_object .*/shmem_large_nohuge_object 2/' "$FX/patched/proc/vmstat" \
 	>"$TMP/k/proc/vmstat"
 run "$TMP/k" "$TMP/empty-optin" decide
 check_expr "decide: shmem huge page warnings and objects in base pages now, opt-in rules -> none" \
