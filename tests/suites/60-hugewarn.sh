@@ -27,11 +27,6 @@ suite_setup() {
 		need "prepare the patched tree" make -s patched-tree
 		ksrc=$CACHE/trees/patched
 	fi
-	# The kselftest's tests, each of which must fail on the control.
-	kselftest=$ksrc/tools/testing/selftests/mm/shmem_hugepage_warn.c
-	hugewarn_tests=$(sed -n 's/^TEST_F(hugewarn, \([A-Za-z0-9_]*\)).*/\1/p' "$kselftest" 2>/dev/null)
-	[ -n "$hugewarn_tests" ] ||
-		bail "find the TEST_F(hugewarn, ...) tests in $kselftest"
 	for arch in $arches; do
 		dir=$BUILD/hugewarn-$arch
 		rm -rf "$dir"
@@ -40,6 +35,11 @@ suite_setup() {
 			bail "$arch build the shmem_hugepage_warn kselftest" \
 				"$BUILD/hugewarn-build-$arch.log"
 	done
+	# The kselftest's tests, each of which must fail on the control.
+	kselftest=$ksrc/tools/testing/selftests/mm/shmem_hugepage_warn.c
+	hugewarn_tests=$(sed -n 's/^TEST_F(hugewarn, \([A-Za-z0-9_]*\)).*/\1/p' "$kselftest" 2>/dev/null)
+	[ -n "$hugewarn_tests" ] ||
+		bail "find the TEST_F(hugewarn, ...) tests in $kselftest"
 }
 
 suite_run() {
