@@ -89,14 +89,21 @@ suite_run() {
 				[ "$worst" -eq 0 ] || rc=$worst
 			fi
 			# What a kernel without the option fails: preempt=none
-			# (refused: the mode is not none, not logged, and the
-			# kselftest's switches from it), and the sysfs file of
+			# (refused: the mode is not none, not logged, nor after
+			# the kselftest), and the sysfs file of
 			# patches/sched/0005, which comes with the option.
-			vm_expect_fail "$arch $(control_name "$UNPATCHED_VARIANT") fails the mode boot tests" \
-				"$rc" "$BUILD/modes-$arch-base.out" \
-				'^booted into none ' '^boot mode none logged once$' \
-				'^kselftest preempt_modes ' '^mode back to none after the kselftest$' \
+			set -- '^booted into none ' '^boot mode none logged once$' \
+				'^mode back to none after the kselftest$' \
 				'^sysfs file exists' '^all four modes listed' '^sysfs and debugfs agree'
+			# Upstream's debugfs also takes a name padded with blanks
+			# (sched_dynamic_write() strstrip()s it), which the
+			# kselftest's reject_bad_values refuses; the option-off
+			# build carries patches/sched/0003, which refuses it too.
+			case $UNPATCHED_VARIANT in
+			base | debian) set -- "$@" '^kselftest preempt_modes ' ;;
+			esac
+			vm_expect_fail "$arch $(control_name "$UNPATCHED_VARIANT") fails the mode boot tests" \
+				"$rc" "$BUILD/modes-$arch-base.out" "$@"
 		fi
 	done
 
