@@ -70,13 +70,17 @@ seed-tree: $(BUILD)/pristine.path
 seedfix-tree: $(BUILD)/pristine.path
 	@$(RIG)/prepare-seed-tree.sh --x86-resched-fix "$$(cat $<)" $(SEEDFIX_TREE)
 
-# kernel-ARCH-VARIANT: base (pristine), patched, debug (patched with lockdep,
-# atomic-sleep checks and KASAN), seed (the report's fix: PREEMPT_NONE
+# kernel-ARCH-VARIANT: base (pristine), patched, off (the patched tree with
+# the patched kernel's fragments but PREEMPT_DYNAMIC_ALL_MODES off: what a
+# distribution kernel carrying the series without enabling it runs, which
+# must behave as upstream; it shares the patched build's objects through
+# ccache), debug (patched with lockdep, atomic-sleep checks and KASAN), seed (the report's fix: PREEMPT_NONE
 # built in, not dynamic), seeddyn (the same tree, PREEMPT_DYNAMIC booting
 # in none), seedfix (seed with the x86 fix of seedfix-tree; on arm64 the
 # same kernel as seed).
 FRAGS_base = configs/qemu-common.config configs/qemu-$(1).config
 FRAGS_patched = $(FRAGS_base) configs/qemu-patched.config
+FRAGS_off = $(FRAGS_patched) configs/qemu-off.config
 FRAGS_debug = $(FRAGS_patched) configs/qemu-debug.config configs/qemu-kasan.config
 FRAGS_seed = $(FRAGS_base) configs/qemu-seed.config
 FRAGS_seeddyn = $(FRAGS_base) configs/qemu-seeddyn.config
@@ -85,12 +89,14 @@ FRAGS_seedfix = $(FRAGS_seed)
 PRISTINE = $(shell cat $(BUILD)/pristine.path)
 TREE_base = $(PRISTINE)
 TREE_patched = $(PATCHED_TREE)
+TREE_off = $(PATCHED_TREE)
 TREE_debug = $(PATCHED_TREE)
 TREE_seed = $(SEED_TREE)
 TREE_seeddyn = $(SEED_TREE)
 TREE_seedfix = $(SEEDFIX_TREE)
 DEP_base = $(BUILD)/pristine.path
 DEP_patched = patched-tree
+DEP_off = patched-tree
 DEP_debug = patched-tree
 DEP_seed = seed-tree
 DEP_seeddyn = seed-tree
@@ -102,7 +108,7 @@ kernel-$(1)-$(2): $(DEP_$(2))
 	@$(RIG)/build-kernel.sh $(1) "$$(TREE_$(2))" $(OBJ)/$(1)-$(2) \
 		$(call FRAGS_$(2),$(1))
 endef
-$(foreach a,$(ARCHES),$(foreach v,base patched debug seed seeddyn seedfix,\
+$(foreach a,$(ARCHES),$(foreach v,base patched off debug seed seeddyn seedfix,\
 	$(eval $(call kernel_rule,$(a),$(v)))))
 
 # Debian's own x86_64 kernel of the pinned version, not built: the negative

@@ -118,8 +118,8 @@ load_expected_skips() {
 				bad("WHEN \"" when "\": no arch " arch)
 				next
 			}
-			if (variant !~ /^(base|debian|none)$/) {
-				bad("WHEN \"" when "\": a control is base, debian or none")
+			if (variant !~ /^(base|debian|off|none)$/) {
+				bad("WHEN \"" when "\": a control is base, debian, off or none")
 				next
 			}
 			allowed = control[arch] == variant

@@ -46,16 +46,16 @@ check_variant() {
 }
 
 # unpatched_kernel ARCH WHAT: set UNPATCHED_IMAGE and UNPATCHED_VARIANT to
-# ARCH's kernel without the series, the negative control of the checks
-# that must fail without it (control_variant): the unpatched build (base)
-# or Debian's own kernel (debian). For an arch with neither, WHAT is
-# reported as a skip with that reason; when the image is missing, WHAT
-# fails. Either way it returns 1.
+# ARCH's kernel without the series' option, the negative control of the
+# checks that must fail without it (control_variant): the unpatched build
+# (base), Debian's own kernel (debian) or the patched tree with the option
+# off (off). For an arch with none, WHAT is reported as a skip with that
+# reason; when the image is missing, WHAT fails. Either way it returns 1.
 unpatched_kernel() {
 	UNPATCHED_IMAGE=
 	UNPATCHED_VARIANT=$(control_variant "$1")
 	if [ -z "$UNPATCHED_VARIANT" ]; then
-		skip "$2" "no $1 kernel without the series: $1 not in UNPATCHED_ARCHES='${UNPATCHED_ARCHES-}' or DEBIAN_CONTROL_ARCHES='${DEBIAN_CONTROL_ARCHES-x86_64}'"
+		skip "$2" "no $1 kernel without the series: $1 not in UNPATCHED_ARCHES='${UNPATCHED_ARCHES-}', DEBIAN_CONTROL_ARCHES='${DEBIAN_CONTROL_ARCHES-x86_64}' or OFF_CONTROL_ARCHES='${OFF_CONTROL_ARCHES-arm64}'"
 		return 1
 	fi
 	UNPATCHED_IMAGE=$(kernel_image "$1" "$UNPATCHED_VARIANT")
@@ -71,7 +71,14 @@ unpatched_kernel() {
 # a cold make check 11 min); else debian, Debian's own kernel of the pinned
 # version (make kernel-x86_64-debian, downloaded, not built), for those in
 # DEBIAN_CONTROL_ARCHES (default x86_64, the only arch whose Debian kernel
-# is PREEMPT_DYNAMIC). UNPATCHED_ARCHES=arm64 make check adds arm64's.
+# is PREEMPT_DYNAMIC); else off, the patched tree built with the patched
+# kernel's fragments but PREEMPT_DYNAMIC_ALL_MODES off (a distribution
+# kernel that carries the series without enabling it, which must behave as
+# upstream; mostly ccache hits after the patched build), for those in
+# OFF_CONTROL_ARCHES (default arm64). off carries the mm series, which is
+# not behind the option: it is no control for the huge page report
+# (60-hugewarn). UNPATCHED_ARCHES=arm64 make check boots arm64's unpatched
+# build instead.
 control_variant() {
 	case " ${UNPATCHED_ARCHES-} " in
 	*" $1 "*)
@@ -80,22 +87,41 @@ control_variant() {
 		;;
 	esac
 	case " ${DEBIAN_CONTROL_ARCHES-x86_64} " in
-	*" $1 "*) echo debian ;;
+	*" $1 "*)
+		echo debian
+		return
+		;;
 	esac
+	case " ${OFF_CONTROL_ARCHES-arm64} " in
+	*" $1 "*) echo off ;;
+	esac
+}
+
+# parity_arches: the arches whose option-off build (off) make check boots
+# to compare it with upstream (40-boot): PARITY_ARCHES, default both.
+parity_arches() {
+	echo "${PARITY_ARCHES-arm64 x86_64}"
 }
 
 # check_kernels: the kernels make check boots, a line "ARCH VARIANT" each:
 # per arch the negative control (control_variant), the patched kernel
-# (check_variant) and the stress kernel when it is another one
-# (stress_variant). 30-build makes them; check.sh starts their builds
-# early (tests/check.sh, prebuild).
+# (check_variant), the stress kernel when it is another one
+# (stress_variant) and the option-off build for the parity checks
+# (parity_arches) when it is not the control already. 30-build makes them;
+# check.sh starts their builds early (tests/check.sh, prebuild).
 check_kernels() {
 	for ck_arch in arm64 x86_64; do
 		ck_variants="$(control_variant "$ck_arch") $(check_variant "$ck_arch")"
-		case " $ck_variants " in
-		*" $(stress_variant "$ck_arch") "*) ;;
-		*) ck_variants="$ck_variants $(stress_variant "$ck_arch")" ;;
+		ck_more=$(stress_variant "$ck_arch")
+		case " $(parity_arches) " in
+		*" $ck_arch "*) ck_more="$ck_more off" ;;
 		esac
+		for ck_v in $ck_more; do
+			case " $ck_variants " in
+			*" $ck_v "*) ;;
+			*) ck_variants="$ck_variants $ck_v" ;;
+			esac
+		done
 		for ck_v in $ck_variants; do
 			echo "$ck_arch $ck_v"
 		done
@@ -106,6 +132,7 @@ check_kernels() {
 control_name() {
 	case "$1" in
 	debian) echo "unpatched kernel (Debian's own)" ;;
+	off) echo "option-off kernel (patched tree, PREEMPT_DYNAMIC_ALL_MODES off)" ;;
 	*) echo "unpatched kernel ($1 build)" ;;
 	esac
 }

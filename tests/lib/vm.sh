@@ -11,8 +11,9 @@
 #   126      splat     the guest passed but the kernel log has a WARNING,
 #                      BUG, KASAN, lockdep or similar report
 # Only "pass" passes. A check that expects a guest to fail expects the
-# verdict "fail" (vm_expect_fail), never "any non-zero status": a crash, a
-# timeout or a rig error is not the failure such a check is looking for.
+# verdict "fail" with the failures it names (vm_expect_fail), never "any
+# non-zero status": a crash, a timeout, a rig error or another test's
+# failure is not the failure such a check is looking for.
 
 # vm_verdict RC: the verdict word for launch-vm.sh exit status RC.
 vm_verdict() {
@@ -38,17 +39,44 @@ vm_says() {
 	echo "verdict $(vm_verdict "$1"), exit $1"
 }
 
-# vm_expect_fail DESC RC OUTPUT: one TAP line for a guest that must fail
-# its own checks: verdict "fail" and at least one "not ok" line in the
-# file OUTPUT (its standard output).
+# vm_expect_fail DESC RC OUTPUT EXPECTED...: one TAP line for a guest that
+# must fail its own checks, and those only: verdict "fail", each EXPECTED
+# (an extended regex, matched against the description of every "not ok"
+# line of the file OUTPUT, the guest's standard output) matching at least
+# one failure, and every failure matched by one EXPECTED. A control that
+# fails for another reason (a test module that does not load, a crash of
+# the test program) proves nothing about the checks it stands for.
 vm_expect_fail() {
-	ef_verdict=$(vm_verdict "$2")
-	ef_fails=$(grep -c '^not ok' "$3" 2>/dev/null || true)
-	if [ "$ef_verdict" = fail ] && [ "${ef_fails:-0}" -gt 0 ]; then
-		ok "$1 ($ef_fails failures)"
+	ef_desc=$1 ef_rc=$2 ef_out=$3
+	shift 3
+	if [ $# -eq 0 ]; then
+		not_ok "$ef_desc (vm_expect_fail: no expected failure named)"
+		return
+	fi
+	ef_verdict=$(vm_verdict "$ef_rc")
+	# The descriptions: "not ok N - DESC" or "not ok N DESC" (kselftest).
+	ef_failed=$(sed -n 's/^not ok[[:space:]]*[0-9]*[[:space:]]*-\{0,1\}[[:space:]]*//p' \
+		"$ef_out" 2>/dev/null)
+	ef_missing=
+	for ef_want in "$@"; do
+		printf '%s\n' "$ef_failed" | grep -Eq -- "$ef_want" ||
+			ef_missing="$ef_missing '$ef_want'"
+	done
+	ef_unexpected=$(printf '%s\n' "$ef_failed" | while IFS= read -r ef_line; do
+		[ -n "$ef_line" ] || continue
+		for ef_want in "$@"; do
+			printf '%s\n' "$ef_line" | grep -Eq -- "$ef_want" && continue 2
+		done
+		printf " '%s'" "$ef_line"
+	done)
+	ef_count=$(printf '%s\n' "$ef_failed" | grep -c .)
+	if [ "$ef_verdict" = fail ] && [ -z "$ef_missing" ] && [ -z "$ef_unexpected" ]; then
+		ok "$ef_desc ($ef_count failures, each one expected)"
 	else
-		not_ok "$1 (verdict $ef_verdict, exit $2, ${ef_fails:-0} failures; want verdict fail with failures)"
-		diag "$(tail -n 20 "$3" 2>/dev/null)"
+		ef_why=
+		[ "$ef_verdict" = fail ] || ef_why="; want verdict fail"
+		not_ok "$ef_desc (verdict $ef_verdict, exit $ef_rc, $ef_count failures$ef_why${ef_missing:+; missing:$ef_missing}${ef_unexpected:+; unexpected:$ef_unexpected})"
+		diag "$(tail -n 20 "$ef_out" 2>/dev/null)"
 	fi
 }
 

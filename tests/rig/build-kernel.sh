@@ -48,7 +48,7 @@ if [ ! -f "$build/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
 	kmake tinyconfig >/dev/null
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$@" >/dev/null
 	kmake olddefconfig >/dev/null
-	"$(dirname "$0")/check-config.sh" "$build/.config" "$@"
+	"$(dirname "$0")/check-config.sh" -k "$src" "$build/.config" "$@"
 	printf '%s\n' "$want" >"$stamp"
 fi
 

@@ -1,13 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# check-config.sh DOTCONFIG FRAGMENT...
+# check-config.sh [-k TREE] DOTCONFIG FRAGMENT...
 # merge_config.sh silently drops options whose dependencies are unmet; prove
 # that every option of every fragment is set in the final .config as asked.
+# An option asked off ("# CONFIG_X is not set") holds in any .config
+# without it, also when the name is misspelt or the tree lacks the option
+# (a pristine tree given the option-off kernel's fragments): with -k, each
+# such option must also be defined by one of TREE's Kconfig files.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 2 ] || die "usage: check-config.sh DOTCONFIG FRAGMENT..."
+usage="usage: check-config.sh [-k TREE] DOTCONFIG FRAGMENT..."
+tree=
+if [ "${1:-}" = -k ]; then
+	[ $# -ge 2 ] || die "$usage"
+	tree=$2
+	shift 2
+	[ -f "$tree/Kconfig" ] || die "no kernel tree at $tree (no Kconfig)"
+fi
+[ $# -ge 2 ] || die "$usage"
 config=$1
 shift
 # An unreadable .config or fragment is not a lost option: say which.
@@ -18,7 +30,14 @@ for f in "$config" "$@"; do
 done
 bad=0
 wanted=$(mktemp)
-trap 'rm -f "$wanted"' EXIT
+known=$(mktemp)
+trap 'rm -f "$wanted" "$known"' EXIT
+if [ -n "$tree" ]; then
+	# Hidden directories hold object trees (build-kernel.sh), not Kconfig.
+	find "$tree" -name '.?*' -prune -o -name 'Kconfig*' -type f \
+		-exec grep -hE '^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+' {} + |
+		awk '{ print "CONFIG_" $2 }' | sort -u >"$known"
+fi
 # Assignments "CONFIG_X=v" and "# CONFIG_X is not set", each with the
 # fragment that asked for it. A later fragment overrides an earlier one, as
 # merge_config.sh does, so only the last request for an option counts.
@@ -35,6 +54,12 @@ while read -r frag want; do
 	got=$(grep -E "^$name=" "$config") || [ $? -eq 1 ] ||
 		die "reading $config failed"
 	if [ "${want#*=}" = n ]; then
+		if [ -n "$tree" ] && ! grep -qx "$name" "$known"; then
+			printf '%s: wanted %s off, but no Kconfig file of %s defines it\n' \
+				"$frag" "$name" "$tree" >&2
+			bad=$((bad + 1))
+			continue
+		fi
 		[ -z "$got" ] && continue
 	elif [ "$got" = "$want" ]; then
 		continue

@@ -124,7 +124,7 @@ suite_run() {
 		"not ok 2 - skip-unexpected: needs a tool: SKIP (no tool) not allowed by $tmp/expected-skips"
 	expect "SKIPs allowed in the run's configuration (control:arm64=none, RUNNER_NARROW~^yes\$) pass" \
 		skip-when 0 "0 passed, 0 failed, 2 skipped" "ok 2 - skip-when: narrowed case # SKIP not selected" \
-		UNPATCHED_ARCHES= DEBIAN_CONTROL_ARCHES=x86_64 RUNNER_NARROW=yes
+		UNPATCHED_ARCHES= OFF_CONTROL_ARCHES= DEBIAN_CONTROL_ARCHES=x86_64 RUNNER_NARROW=yes
 	expect "a SKIP for a missing arm64 control fails a run that has one (UNPATCHED_ARCHES=arm64)" \
 		skip-when 1 "0 passed, 1 failed, 1 skipped" \
 		"not ok 1 - skip-when: arm64 thing: SKIP (no arm64 control) not allowed by $tmp/expected-skips" \
@@ -132,7 +132,7 @@ suite_run() {
 	expect "a SKIP allowed only in a narrowed run fails a run without RUNNER_NARROW" \
 		skip-when 1 "0 passed, 1 failed, 1 skipped" \
 		"not ok 2 - skip-when: narrowed case: SKIP (not selected) not allowed by $tmp/expected-skips" \
-		UNPATCHED_ARCHES= DEBIAN_CONTROL_ARCHES=x86_64 RUNNER_NARROW=
+		UNPATCHED_ARCHES= OFF_CONTROL_ARCHES= DEBIAN_CONTROL_ARCHES=x86_64 RUNNER_NARROW=
 	expect "a failed test marked TODO fails the run" \
 		todo 1 "1 passed, 1 failed, 0 skipped" \
 		"not ok 2 - todo: b: failed, marked TODO (later): a TODO counts as a failure"

@@ -5,7 +5,9 @@
 # (passing, failing, crashed, hung, splatting), so that every verdict of
 # launch-vm.sh (tests/lib/vm.sh) is produced and then shown to fail a real
 # suite: 60-hugewarn, run through check.sh on arm64 against a throwaway
-# cache whose kernel images are empty files. No kernel is built or booted.
+# cache whose kernel images are empty files. So is a negative control that
+# fails, but not exactly the tests it must fail (vm_expect_fail). No kernel
+# is built or booted.
 . tests/lib/common.sh
 
 # launch FAKE_GUEST TIMEOUT [GUEST-RUN ARGS...]: launch-vm.sh's exit status
@@ -34,10 +36,12 @@ verdict() {
 }
 
 # hugewarn_suite FAKE_GUEST FAKE_BASE [KSRC]: 60-hugewarn through check.sh,
-# its kselftest from KSRC (default the stand-in that builds); the stream in
-# $tmp/suite.tap.
+# its kselftest from KSRC (default the stand-in that builds), arm64's
+# control the unpatched build unless hw_unpatched_arches says otherwise;
+# the stream in $tmp/suite.tap.
 hugewarn_suite() {
-	FAKE_GUEST=$1 FAKE_BASE=$2 RIG_QEMU_AARCH64=$fake PREEMPT_CACHE=$cache UNPATCHED_ARCHES=arm64 \
+	FAKE_GUEST=$1 FAKE_BASE=$2 RIG_QEMU_AARCH64=$fake PREEMPT_CACHE=$cache \
+		UNPATCHED_ARCHES=$hw_unpatched_arches \
 		BUILD=$tmp/build HUGEWARN_ARCHES=arm64 HUGEWARN_KSRC=${3:-$tmp/ksrc} \
 		sh tests/check.sh tests/suites/60-hugewarn.sh >"$tmp/suite.tap" 2>&1
 }
@@ -83,14 +87,31 @@ suite_setup() {
 	mkdir -p "$CACHE/debs"
 	ln -s "$CACHE/debs" "$cache/debs"
 
-	# A stand-in for the patched tree's kselftest: fake-qemu never runs it.
+	# A stand-in for the patched tree's kselftest: fake-qemu never runs
+	# it. Its two TEST_F lines are the tests the control must fail.
 	st=$tmp/ksrc/tools/testing/selftests/mm
 	mkdir -p "$st"
-	printf 'int main(void)\n{\n\treturn 0;\n}\n' >"$st/shmem_hugepage_warn.c"
+	printf '%s\n' '#define TEST_F(f, t) void f##_##t(void)' \
+		'TEST_F(hugewarn, first) {}' 'TEST_F(hugewarn, second) {}' \
+		'int main(void)' '{' '	return 0;' '}' >"$st/shmem_hugepage_warn.c"
 	# And one that does not compile: the suite's setup fails.
 	st=$tmp/ksrc-broken/tools/testing/selftests/mm
 	mkdir -p "$st"
 	printf 'int main(void)\n{\n\treturn\n}\n' >"$st/shmem_hugepage_warn.c"
+
+	# What the unpatched guest prints (tap= of fake-qemu): both tests
+	# failed, as the kselftest harness says it; one of them only; both
+	# and another check; and another check only.
+	printf 'TAP version 13\n1..2\nnot ok 1 hugewarn.first\nnot ok 2 hugewarn.second\n' \
+		>"$tmp/unpatched-right"
+	printf 'TAP version 13\n1..2\nnot ok 1 hugewarn.first\nok 2 hugewarn.second\n' \
+		>"$tmp/unpatched-one-missing"
+	printf 'not ok 1 hugewarn.first\nnot ok 2 hugewarn.second\nnot ok 3 - hugewarn.first setup\n' \
+		>"$tmp/unpatched-extra"
+	printf 'ok 1 hugewarn.first\nok 2 hugewarn.second\nnot ok 3 - insmod failed\n' \
+		>"$tmp/unpatched-other"
+	right=tap=$tmp/unpatched-right
+	hw_unpatched_arches=arm64
 }
 
 suite_cleanup() {
@@ -140,11 +161,31 @@ suite_run() {
 		test "$(cat "$tmp/table")" = \
 		"0:g-ok=0 1:g-notok=1/0 1:g-ok=1/1 124:g-notok=1/1 125:g-ok=1/1 126:g-notok=1/1 120:g-ok=1/1 "
 
-	expect_suite "the patched guest passes and the unpatched one fails its checks" green pass fail
-	expect_suite "the patched guest passes but splats" red splat fail
-	expect_suite "the patched guest loses its status" red nostatus fail
-	expect_suite "the patched guest times out" red killed fail
-	expect_suite "the patched guest prints only ok lines and exits 200" red status=200 fail
+	# vm_expect_fail RC OUTPUT EXPECTED... -> ok or not: verdict fail,
+	# each expected failure seen, no other one.
+	printf 'ok 1 - a\nnot ok 2 - b\nnot ok 3 c\n' >"$tmp/g-bc"
+	got=
+	for c in '1 ^b$ ^c$' '1 ^c$ ^b$' '1 ^[bc]$' '1 ^b$' '1 ^b$ ^c$ ^d$' \
+		'1 ^a$ ^b$ ^c$' '124 ^b$ ^c$' '125 ^b$ ^c$' '126 ^b$ ^c$' '120 ^b$ ^c$' '1'; do
+		# shellcheck disable=SC2086 # RC and the patterns, one word each
+		got="$got$( (set -f && set -- $c && ef_rc=$1 && shift &&
+			vm_expect_fail d "$ef_rc" "$tmp/g-bc" "$@") | grep -c '^ok')"
+	done
+	check "vm_expect_fail: only verdict fail with every named failure and no other one passes" \
+		test "$got" = 11100000000
+	(TAP_N=0 && vm_expect_fail d 1 "$tmp/g-bc" '^b$' '^d$') >"$tmp/ef"
+	check "vm_expect_fail names the missing and the unexpected failures" \
+		grep -qxF "not ok 1 - d (verdict fail, exit 1, 2 failures; missing: '^d$'; unexpected: 'c')" "$tmp/ef"
+
+	expect_suite "the patched guest passes and the unpatched one fails its checks" green pass "$right"
+	expect_suite "the patched guest passes but splats" red splat "$right"
+	expect_suite "the patched guest loses its status" red nostatus "$right"
+	expect_suite "the patched guest times out" red killed "$right"
+	expect_suite "the patched guest prints only ok lines and exits 200" red status=200 "$right"
+	expect_suite "the unpatched guest fails another check only" red pass fail
+	expect_suite "the unpatched guest fails another check, the kselftest passes" red pass "tap=$tmp/unpatched-other"
+	expect_suite "the unpatched guest fails one of the two tests" red pass "tap=$tmp/unpatched-one-missing"
+	expect_suite "the unpatched guest fails both tests and another check" red pass "tap=$tmp/unpatched-extra"
 	expect_suite "the unpatched guest passes" red pass pass
 	expect_suite "the unpatched guest crashes (no status)" red pass nostatus
 	expect_suite "the unpatched guest times out" red pass killed
@@ -153,12 +194,25 @@ suite_run() {
 
 	# A setup step that fails (tests/lib/suite.sh: bail) is one failure
 	# with its reason, and no guest boots after it.
-	hugewarn_suite pass fail "$tmp/ksrc-broken"
+	hugewarn_suite pass "$right" "$tmp/ksrc-broken"
 	if grep -q '^not ok 1 - hugewarn: setup failed: arm64 build the shmem_hugepage_warn kselftest$' "$tmp/suite.tap" &&
 		grep -qx '0 passed, 1 failed, 0 skipped' "$tmp/suite.tap"; then
 		ok "60-hugewarn is red when its setup fails: one failure, the bail-out's reason, no test after it"
 	else
 		not_ok "60-hugewarn is red when its setup fails: one failure, the bail-out's reason, no test after it"
+		diag "$(tail -n 15 "$tmp/suite.tap")"
+	fi
+
+	# arm64's default control, the option-off kernel, carries the mm
+	# series: 60-hugewarn says so in a skip instead of booting it.
+	hw_unpatched_arches=
+	hugewarn_suite pass fail
+	hw_unpatched_arches=arm64
+	if grep -q "^ok [0-9]* - hugewarn: arm64 unpatched kernel fails the shmem_hugepage_warn kselftest # SKIP the option-off kernel carries the mm series" "$tmp/suite.tap" &&
+		grep -qx '1 passed, 0 failed, 1 skipped' "$tmp/suite.tap"; then
+		ok "60-hugewarn skips the mm control on the option-off kernel, with the reason"
+	else
+		not_ok "60-hugewarn skips the mm control on the option-off kernel, with the reason"
 		diag "$(tail -n 15 "$tmp/suite.tap")"
 	fi
 }

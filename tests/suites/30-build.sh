@@ -3,11 +3,14 @@
 # Build the QEMU test kernels of check_kernels: the negative control
 # (control_variant: the unpatched build, base, for the arches in
 # UNPATCHED_ARCHES; Debian's own kernel, debian, downloaded, for those in
-# DEBIAN_CONTROL_ARCHES), patched (check_variant) and the mode-switch
-# stress kernel when it is another one (stress_variant: the patched build
-# unless STRESS_VARIANT_ARCH says debug), arm64 and x86_64, out of tree
-# with ccache. build-kernel.sh checks that every option of the fragments
-# survived merge_config + olddefconfig.
+# DEBIAN_CONTROL_ARCHES; the patched tree with PREEMPT_DYNAMIC_ALL_MODES
+# off, off, for those in OFF_CONTROL_ARCHES), patched (check_variant), the
+# mode-switch stress kernel when it is another one (stress_variant: the
+# patched build unless STRESS_VARIANT_ARCH says debug) and the option-off
+# build of the parity checks (parity_arches), arm64 and x86_64, out of
+# tree with ccache. build-kernel.sh checks that every option of the
+# fragments survived merge_config + olddefconfig, and that an option asked
+# off exists in the tree.
 . tests/lib/common.sh
 
 suite_run() {

@@ -88,7 +88,10 @@ assert_case() {
 # opt in (picks-none: a drop-in in its /etc/preempt-policy.d), or a policy
 # copy in the initramfs that does (tests/initrd/initrd-conf, rule
 # initrd-pg-shm; used where the root has no policy: sysctl-pool,
-# unpatched-kernel).
+# unpatched-kernel). VARIANT base is the kernel without the series'
+# option, the arch's negative control (control_variant: on arm64 by
+# default the patched tree with the option off, which cannot switch to
+# none either; Debian's own kernel on x86_64).
 cases="picks-none	patched	pg-optin	-	none	0	switched from lazy to none: rule pg-shm-without-hugepages (/sysroot/etc/preempt-policy.d/50-postgresql.conf:4)
 keeps-default	patched	empty	-	lazy	0	keeping lazy: no rule matched
 sysctl-pool	patched	pg-sysctl	-	lazy	0	keeping lazy: no rule matched.*hugetlb pool predicted from /etc/sysctl.d/30-pg.conf:2 (2MiB: 4200 pages, live 0)|using the initramfs copy
@@ -520,10 +523,10 @@ guest_busybox_dir() {
 }
 
 # guests_busybox: every case of the table and the busybox-only ones in
-# the arm64 busybox guest (those on the kernel without the series are
-# skipped, with the reason, where arm64 has none: control_variant); the
-# latter in the x86_64 busybox guest too, on x86_64's (Debian's own
-# kernel, by default).
+# the arm64 busybox guest, those on the kernel without the series' option
+# on arm64's control (control_variant: the option-off build, by default;
+# skipped, with the reason, where arm64 has none); the latter in the
+# x86_64 busybox guest too, on x86_64's (Debian's own kernel, by default).
 guests_busybox() {
 	all="$cases
 $busybox_only"
