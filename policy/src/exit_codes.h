@@ -11,6 +11,8 @@ enum exit_code {
 	EXIT_WRITE_FAILED = 4,	/* write, read-back or mkimage failed */
 	EXIT_DISABLED = 5,	/* preempt.policy=off (apply only) */
 	EXIT_DIFFER = 6,	/* verify: expected and actual differ */
+	EXIT_TRIAL_REFUSED = 7,	/* trial: container, lock, idle; nothing switched */
+	EXIT_TRIAL_ABORTED = 8,	/* trial: stopped midway, the mode found put back */
 };
 
 #endif
