@@ -239,16 +239,17 @@ static int parse_one(int c, const char *arg, struct trial_opts *o,
 		o->metric_cmd = arg;
 		return -1;
 	case TO_METRIC_KIND:
-		if (strcmp(arg, "counter") && strcmp(arg, "value"))
+		if (strcmp(arg, "counter") != 0 && strcmp(arg, "value") != 0)
 			return bad_option("--metric-kind", arg, "counter or value");
-		o->kind = strcmp(arg, "counter") ? METRIC_VALUE : METRIC_COUNTER;
+		o->kind = strcmp(arg, "counter") != 0 ? METRIC_VALUE :
+							 METRIC_COUNTER;
 		*kind_given = true;
 		return -1;
 	case TO_LOWER:
 		o->lower_is_better = true;
 		return -1;
 	case TO_PROBE:
-		if (strcmp(arg, "wakeup"))
+		if (strcmp(arg, "wakeup") != 0)
 			return bad_option("--probe", arg, "wakeup");
 		o->kind = METRIC_PROBE;
 		return -1;
@@ -292,7 +293,7 @@ static int parse_one(int c, const char *arg, struct trial_opts *o,
 static int parse_trial_opts(int argc, char **argv, struct trial_opts *o)
 {
 	bool kind_given = false, probe;
-	int c, code;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->window_ms = WINDOW_DEFAULT_MS;
@@ -305,7 +306,8 @@ static int parse_trial_opts(int argc, char **argv, struct trial_opts *o)
 	/* main's getopt ran over the global options: start it afresh. */
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+", trial_long_opts, NULL)) != -1) {
-		code = parse_one(c, optarg, o, &kind_given);
+		int code = parse_one(c, optarg, o, &kind_given);
+
 		if (code >= 0)
 			return code;
 	}
@@ -516,16 +518,22 @@ static int measure(struct trial *t, int mode, unsigned int window_ms,
 	}
 	if (t->o.kind == METRIC_VALUE)
 		return run_metric_cmd(t, mode, window_ms, value, why, why_size);
+	/*
+	 * A reading is taken somewhere while its command runs (psql: tens
+	 * of milliseconds): the middle of that is the best guess of when.
+	 */
+	t0 = now_ms();
 	err = read_counter(t, mode, &c0, why, why_size);
 	if (err)
 		return err;
-	t0 = now_ms();
+	t0 = (t0 + now_ms()) / 2;
 	if (!nap(window_ms))
 		return -EINTR;
+	t1 = now_ms();
 	err = read_counter(t, mode, &c1, why, why_size);
 	if (err)
 		return err;
-	t1 = now_ms();
+	t1 = (t1 + now_ms()) / 2;
 	if (c1 < c0) {
 		snprintf(why, why_size, "the counter went down from %.0f to %.0f: not a cumulative counter",
 			 c0, c1);
@@ -617,7 +625,6 @@ static int check_metric(struct trial *t)
 	unsigned int span = t->o.settle_ms > 200 ? t->o.settle_ms : 200;
 	double c0, c1, rate;
 	char why[512] = "";
-	long long t0;
 	int err;
 
 	if (t->o.kind == METRIC_PROBE || t->o.lower_is_better)
@@ -625,6 +632,8 @@ static int check_metric(struct trial *t)
 	if (t->o.kind == METRIC_VALUE) {
 		err = measure(t, t->found, span, &rate, why, sizeof(why));
 	} else {
+		long long t0;
+
 		err = read_counter(t, t->found, &c0, why, sizeof(why));
 		t0 = now_ms();
 		if (!err && !nap(span))

@@ -181,7 +181,7 @@ static int collect(int fd, char *out, size_t size, long long deadline,
 static int reap(pid_t pid, long long deadline, volatile sig_atomic_t *stop,
 		int *status, int err)
 {
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct timespec tick = { 0, 10000000L };	/* 10 ms */
 	pid_t r;
 
 	while (!err) {
@@ -291,17 +291,18 @@ int trial_pg_commits(const struct facts *f, unsigned int timeout_ms,
 		     volatile sig_atomic_t *stop,
 		     double *out, char *why, size_t why_size)
 {
-	double sum = 0, one;
+	double sum = 0, one = 0;
 	unsigned int i;
-	int err;
 
 	if (!f->nlive_pgs) {
 		snprintf(why, why_size, "no running PostgreSQL cluster");
 		return -ENOENT;
 	}
 	for (i = 0; i < f->nlive_pgs; i++) {
-		err = pg_cluster_commits(f->live_pgs[i].data_dir, timeout_ms,
-					 stop, &one, why, why_size);
+		int err = pg_cluster_commits(f->live_pgs[i].data_dir,
+					     timeout_ms, stop, &one, why,
+					     why_size);
+
 		if (err)
 			return err;
 		sum += one;
@@ -332,14 +333,17 @@ double trial_latency_p99(unsigned int *ns, size_t n)
 int trial_wakeup_probe(unsigned int window_ms, volatile sig_atomic_t *stop,
 		       double *out)
 {
-	size_t max = window_ms < PROBE_MAX_SAMPLES ? window_ms : PROBE_MAX_SAMPLES;
 	long long start = now_ns(), end, next, now, late;
 	struct timespec ts;
 	unsigned int *ns;
-	size_t n = 0;
+	size_t n = 0, max;
 
-	if (!max)
+	if (window_ms == 0)
 		return -EINVAL;
+	/* One wake-up per millisecond of the window. */
+	max = window_ms;
+	if (max > PROBE_MAX_SAMPLES)
+		max = PROBE_MAX_SAMPLES;
 	ns = calloc(max, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;

@@ -79,7 +79,6 @@ static bool parse_line(struct trial_record *rec, const char *line, size_t len,
 	const char *v;
 	size_t klen, vlen, i;
 	unsigned long long n;
-	const char *comma;
 
 	if (!eq)
 		return false;
@@ -108,7 +107,8 @@ static bool parse_line(struct trial_record *rec, const char *line, size_t len,
 	if (span_equals(line, klen, "effect"))
 		return parse_percent(v, vlen, &rec->effect) == 0;
 	if (span_equals(line, klen, "interval")) {
-		comma = memchr(v, ',', vlen);
+		const char *comma = memchr(v, ',', vlen);
+
 		return comma &&
 		       parse_percent(v, (size_t)(comma - v), &rec->lo) == 0 &&
 		       parse_percent(comma + 1, vlen - (size_t)(comma - v) - 1,
