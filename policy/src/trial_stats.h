@@ -75,7 +75,8 @@ struct trial_analysis {
 /*
  * Compare every pair of modes by a bootstrap over rounds (a round's
  * windows are resampled together, so drift of the load between rounds
- * does not count as a difference between the modes).  @min_effect is a
+ * does not count as a difference between the modes; the percentile
+ * interval widened for few rounds by Student's t).  @min_effect is a
  * fraction (0.03 = 3 %), @resamples at least 100.  Returns 0, or -EINVAL
  * for fewer than two modes or rounds, a value that is not a positive
  * finite number, or a bad parameter.

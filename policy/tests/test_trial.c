@@ -137,21 +137,28 @@ static void test_rounds_needed_scale(void **state)
 {
 	struct trial_samples s;
 	struct trial_analysis an;
+	const struct trial_effect *e;
+	double z;
 	long need;
 
-	fill(&s, 4, 0.10, 0.08, 11);
+	/* 10 % under 30 % noise in 4 rounds: seen, not resolved. */
+	fill(&s, 4, 0.10, 0.30, 11);
 	assert_int_equal(trial_analyse(&s, 0.03, 2000, 5, &an), 0);
-	need = an.effect[1][0].rounds_needed;
-	if (an.winner < 0) {
-		/* Then that many rounds of the same noise do resolve it. */
-		assert_true(need > 4);
-		fill(&s, (unsigned int)(need * 2 > 200 ? 200 : need * 2), 0.10,
-		     0.08, 11);
-		assert_int_equal(trial_analyse(&s, 0.03, 2000, 5, &an), 0);
-		assert_int_equal(an.winner, 1);
-	} else {
-		assert_int_equal(need, 0);
-	}
+	assert_int_equal(an.winner, -1);
+	e = &an.effect[1][0];
+	assert_true(e->ratio - 1 > 0.03);
+	need = e->rounds_needed;
+	/* The interval's half-width shrinks with the square root of rounds. */
+	z = TRIAL_Z_INTERVAL * e->se / (e->ratio - 1 - 0.03);
+	assert_int_equal(need, (long)(4 * z * z) + 1);
+	assert_true(need > 4);
+	/* A quarter of them is not enough; twice that many resolve it. */
+	fill(&s, (unsigned int)(need / 4 > 4 ? need / 4 : 4), 0.10, 0.30, 11);
+	assert_int_equal(trial_analyse(&s, 0.03, 2000, 5, &an), 0);
+	assert_int_equal(an.winner, -1);
+	fill(&s, (unsigned int)(need * 2 > 200 ? 200 : need * 2), 0.10, 0.30, 11);
+	assert_int_equal(trial_analyse(&s, 0.03, 2000, 5, &an), 0);
+	assert_int_equal(an.winner, 1);
 }
 
 static void test_lower_is_better(void **state)
