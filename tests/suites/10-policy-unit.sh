@@ -17,6 +17,10 @@ suite_run() {
 	# the server's shared_memory_size_in_huge_pages (a throwaway server
 	# in /tmp).
 	sh policy/tests/advise_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
+
+	# trial's PostgreSQL metric (commits through psql as the cluster's
+	# owner) on a throwaway server under pgbench; the mode file emulated.
+	sh policy/tests/trial_pg_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
 	return $rc
 }
 
