@@ -100,7 +100,9 @@ static void tlog(const struct trial *t, int level, const char *fmt, ...)
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	text_escape(msg, sizeof(msg), raw);
-	fprintf(t->out, KMSG_PREFIX "%s\n", msg);
+	/* Each switch (info) is for the log: the console has the windows. */
+	if (level < 6)
+		fprintf(t->out, KMSG_PREFIX "%s\n", msg);
 	if (t->env->dry_run)
 		return;
 	err = live_kernel_ops.log((void *)t->env, level, msg);
@@ -714,6 +716,7 @@ static int run_rounds(struct trial *t)
 					 strerror(-err));
 				return err;
 			}
+			tlog(t, 6, "trial: round %u: %s", r + 1, mode_name(mode));
 			why[0] = '\0';
 			if (!nap(t->o.settle_ms))
 				return -EINTR;

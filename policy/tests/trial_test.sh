@@ -90,6 +90,7 @@ FAVOUR=none EFFECT=0.10 NOISE=0.01 run trial --metric "$VALUE" --metric-kind val
 check_expr "trial: a metric 10% better under none -> none wins, lazy put back, all in the kernel log" \
 	'[ $RC -eq 0 ] && grep -q "^result: none wins: +\(9\|10\|11\)\.[0-9]% \[+[0-9.]*%, +[0-9.]*%\] against lazy$" "$TMP/out" &&
 	 [ "$(grep -c "^round [0-9]: " "$TMP/out")" -eq 8 ] && [ "$(mode_now)" = lazy ] &&
+	 [ "$(grep -c "^<6>preempt-policy: trial: round [1-4]: \(lazy\|none\)$" "$TMP/kmsg")" -eq 8 ] &&
 	 grep -q "^<5>preempt-policy: trial: start: modes lazy,none, 4 rounds" "$TMP/kmsg" &&
 	 grep -q "^<5>preempt-policy: trial: none beat lazy by +\(9\|10\|11\)\." "$TMP/kmsg" &&
 	 grep -q "^<5>preempt-policy: trial: \(put back lazy\|end: lazy runs, as found\)$" "$TMP/kmsg"'
