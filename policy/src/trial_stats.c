@@ -69,6 +69,50 @@ static double sqrt_of(double x)
 	return y;
 }
 
+#define LN2 0.69314718055994530942
+
+/* Natural logarithm of @x > 0: halve into [0.75, 1.5], then atanh's series. */
+static double ln_of(double x)
+{
+	double y, y2, term, sum = 0;
+	int k = 0, n;
+
+	while (x > 1.5) {
+		x /= 2;
+		k++;
+	}
+	while (x < 0.75) {
+		x *= 2;
+		k--;
+	}
+	y = (x - 1) / (x + 1);
+	y2 = y * y;
+	term = y;
+	/* |y| <= 0.2: 30 terms are far below a double's precision. */
+	for (n = 1; n < 60; n += 2) {
+		sum += term / n;
+		term *= y2;
+	}
+	return 2 * sum + k * LN2;
+}
+
+/* e to the @x, |x| < 700: a power of two times Taylor's series. */
+static double exp_of(double x)
+{
+	int k = (int)(x / LN2 + (x < 0 ? -0.5 : 0.5)), n;
+	double r = x - k * LN2, term = 1, sum = 1;
+
+	for (n = 1; n < 30; n++) {
+		term *= r / n;
+		sum += term;
+	}
+	for (; k > 0; k--)
+		sum *= 2;
+	for (; k < 0; k++)
+		sum /= 2;
+	return sum;
+}
+
 /*
  * Student's t, two-sided 95 %, for n - 1 degrees of freedom over the
  * normal's 1.96, times sqrt(n / (n - 1)): a bootstrap over a handful of
@@ -167,7 +211,7 @@ static void compare_pair(const struct trial_samples *s, unsigned int a,
 			 unsigned int *pick, double *boot,
 			 struct trial_effect *e)
 {
-	double ma, mb, sum = 0, sq = 0, var, widen;
+	double ma, mb, sum = 0, sq = 0, var, widen, lr;
 	struct trial_rng rng;
 	unsigned int k, i;
 
@@ -187,8 +231,10 @@ static void compare_pair(const struct trial_samples *s, unsigned int a,
 	widen = small_sample_widening(s->nrounds);
 	e->se = sqrt_of(var) * sqrt_of((double)s->nrounds / (s->nrounds - 1));
 	qsort(boot, resamples, sizeof(*boot), cmp_double);
-	e->lo = e->ratio - (e->ratio - quantile(boot, resamples, 0.025)) * widen;
-	e->hi = e->ratio + (quantile(boot, resamples, 0.975) - e->ratio) * widen;
+	/* Widened on the log scale: a ratio's interval stays above 0. */
+	lr = ln_of(e->ratio);
+	e->lo = exp_of(lr - (lr - ln_of(quantile(boot, resamples, 0.025))) * widen);
+	e->hi = exp_of(lr + (ln_of(quantile(boot, resamples, 0.975)) - lr) * widen);
 	e->better = e->lo > 1.0 + min_effect;
 	e->worse = e->hi < 1.0 - min_effect;
 	e->mde = min_effect + (TRIAL_Z_INTERVAL + TRIAL_Z_POWER) * e->se;

@@ -111,6 +111,27 @@ static void test_flat_keeps(void **state)
 	assert_true(an.effect[1][0].mde < 0.06);
 }
 
+static void test_interval_stays_positive(void **state)
+{
+	struct trial_samples s;
+	struct trial_analysis an;
+	unsigned int i;
+
+	/* Values spread over two orders of magnitude in two rounds. */
+	fill(&s, 2, 0, 0, 1);
+	s.value[0][0] = 1;
+	s.value[1][0] = 100;
+	s.value[0][1] = 50;
+	s.value[1][1] = 2;
+	assert_int_equal(trial_analyse(&s, 0.03, 1000, 1, &an), 0);
+	for (i = 0; i < 2; i++) {
+		const struct trial_effect *e = &an.effect[i][1 - i];
+
+		assert_true(e->lo > 0 && e->lo <= e->ratio && e->ratio <= e->hi);
+	}
+	assert_int_equal(an.winner, -1);
+}
+
 static void test_noisy_few_rounds(void **state)
 {
 	struct trial_samples s;
@@ -123,6 +144,8 @@ static void test_noisy_few_rounds(void **state)
 	assert_int_equal(an.winner, -1);
 	e = &an.effect[1][0];
 	assert_true(e->mde > 0.08);
+	/* Widened for three rounds, on the log scale: still a ratio. */
+	assert_true(e->lo > 0 && e->lo < e->ratio && e->ratio < e->hi);
 	if (e->ratio - 1 > 0.03)
 		assert_true(e->rounds_needed > 3);
 	else
@@ -422,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_known_effect_wins),
 		cmocka_unit_test(test_flat_keeps),
 		cmocka_unit_test(test_noisy_few_rounds),
+		cmocka_unit_test(test_interval_stays_positive),
 		cmocka_unit_test(test_rounds_needed_scale),
 		cmocka_unit_test(test_lower_is_better),
 		cmocka_unit_test(test_three_modes),
