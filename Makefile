@@ -37,7 +37,7 @@ SEEDFIX_TREE := $(CACHE)/trees/seedfix
 OBJ := $(CACHE)/obj
 
 .PHONY: all deps deb deb-debian13 tree patched-tree seed-tree seedfix-tree kernels kernel run check bench \
-	check-apply check-patches check-drift check-prefixes check-debug install uninstall \
+	check-apply check-patches check-drift check-prefixes upstream-series check-debug install uninstall \
 	clean distclean policy
 
 all: policy
@@ -147,6 +147,28 @@ check-drift: deps
 # with CONFIG_PREEMPT_DYNAMIC_ALL_MODES off and on, and the mm series alone
 # on the pristine tree. Dozens of kernel builds (ccache-served where a
 # patch changes nothing): not part of check.
+# Proof that make check catches breakage: each tests/mutants/NAME.sh breaks
+# one promise in a scratch copy and names the suites that must fail
+# (tests/check-mutants.sh; MUTANTS="a b" for some). Kernel mutants rebuild
+# the arm64 patched kernel each, in a cache of their own. Not part of check.
+.PHONY: check-mutants
+check-mutants: deps $(BUILD)/pristine.path
+	@tests/check-mutants.sh $(MUTANTS)
+
+# The mails to post: every patch of patches/sched, mm and fixes as git
+# format-patch wrote it, without the DEP-3 lines (Origin, Forwarded,
+# Last-Update) that Debian's patch files carry, in $(BUILD)/upstream/.
+# 21-checkpatch runs checkpatch on exactly these.
+upstream-series:
+	@rm -rf $(BUILD)/upstream
+	@for d in sched mm fixes; do \
+		mkdir -p $(BUILD)/upstream/$$d && \
+		for p in patches/$$d/0*.patch; do \
+			$(RIG)/dep3.sh strip $$p >$(BUILD)/upstream/$$d/$${p##*/} || exit 1; \
+		done; \
+	done
+	@echo "$(BUILD)/upstream: $$(ls $(BUILD)/upstream/*/*.patch | wc -l) mails"
+
 check-prefixes: $(BUILD)/pristine.path
 	@$(RIG)/build-prefixes.sh "$$(cat $<)" $(CACHE)/trees/prefixes $(ARCHES)
 	@$(RIG)/build-prefixes.sh --only mm "$$(cat $<)" $(CACHE)/trees/prefixes-mm $(ARCHES)

@@ -22,6 +22,7 @@
 #include "paths.h"
 #include "size.h"
 #include "util.h"
+#include "verify.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -61,6 +62,33 @@ static uint64_t pages_for_segment(const struct live_shm *seg, uint64_t page)
 	return seg->size / page + 1;
 }
 
+void pg_cluster_need(const struct facts *f, const struct pg_cluster *c,
+		     struct pg_need *n)
+{
+	const struct live_pg *pg = c->live >= 0 ? &f->live_pgs[c->live] : NULL;
+
+	memset(n, 0, sizeof(*n));
+	n->page_size = page_size_of(f, c);
+	if (pg && pg->seg_found && pg->seg.smaps_read) {
+		n->from_segment = true;
+		n->size = pg->seg.size;
+		n->pages = n->page_size ?
+			   pages_for_segment(&pg->seg, n->page_size) : 0;
+	} else {
+		n->size = c->shm_estimate;
+		n->pages = c->hugepages_needed;
+	}
+	n->want = c->backing;
+	/* Shared memory THP is huge pages too, where the kernel gives it. */
+	if (c->backing == PG_BACKING_THP || !n->page_size)
+		return;
+	n->required = c->start_fails || c->huge_pages == PG_HUGE_ON ||
+		      c->backing == PG_BACKING_HUGETLB ||
+		      (f->live_threshold && n->size >= f->live_threshold);
+	if (n->required)
+		n->want = PG_BACKING_HUGETLB;
+}
+
 static void add_cluster(struct advice *a, const struct facts *f,
 			const struct pg_cluster *c, const struct live_pg *pg)
 {
@@ -85,6 +113,22 @@ static void add_cluster(struct advice *a, const struct facts *f,
 		ac->backing = c->backing;
 		ac->pages = c->hugepages_needed;
 	}
+	if (c) {
+		struct pg_need n;
+
+		pg_cluster_need(f, c, &n);
+		ac->required = n.required;
+		ac->done = !c->start_fails && ac->backing == PG_BACKING_HUGETLB;
+	} else {
+		ac->required = page && f->live_threshold &&
+			       ac->size >= f->live_threshold;
+		ac->done = ac->backing == PG_BACKING_HUGETLB;
+	}
+	/* Shared memory THP where the kernel gives it to this segment. */
+	if (ac->backing == PG_BACKING_THP && (!c || !ac->required))
+		ac->done = true;
+	a->changes_required |= c && c->start_fails;
+	a->changes_required |= ac->required && !ac->done;
 }
 
 /*
@@ -210,8 +254,8 @@ static void plan_pools(struct advice *a, struct facts *f,
 		struct advice_cluster *ac = &a->clusters[i];
 		struct advice_pool *ap = NULL;
 
-		if (!ac->page_size || !ac->pages ||
-		    (ac->cluster && ac->cluster->shm_sysv))
+		/* SysV clusters too: advise moves them to mmap. */
+		if (!ac->page_size || !ac->pages)
 			continue;
 		for (j = 0; j < a->npools; j++)
 			if (a->pools[j].page_size == ac->page_size)
@@ -224,6 +268,8 @@ static void plan_pools(struct advice *a, struct facts *f,
 			ap->page_size = ac->page_size;
 		}
 		ap->pages += ac->pages;
+		if (ac->required)
+			ap->required_pages += ac->pages;
 	}
 	for (j = 0; j < a->npools; j++) {
 		struct advice_pool *ap = &a->pools[j];
@@ -232,15 +278,19 @@ static void plan_pools(struct advice *a, struct facts *f,
 		long long add;
 
 		ap->live = p ? (p->live > 0 ? p->live : 0) : 0;
-		ap->predicted = p ? p->nr : 0;
+		/* At the next boot: a pool grown with sysctl -w is not kept. */
+		ap->predicted = p ? p->boot : 0;
 		if (p)
-			copy_bounded(ap->origin, sizeof(ap->origin), p->origin,
-				     strlen(p->origin));
+			copy_bounded(ap->origin, sizeof(ap->origin),
+				     p->boot_origin, strlen(p->boot_origin));
 		ap->is_default = ap->page_size == f->default_hugepage_size;
 		ap->free_blocks = free_blocks(env, ap->page_size, &bad_line);
 		if (bad_line && !a->buddyinfo_bad_line)
 			a->buddyinfo_bad_line = bad_line;
 		ap->mem_available = f->mem_available;
+		ap->change = (long long)ap->required_pages > ap->live ||
+			     (long long)ap->required_pages > ap->predicted;
+		a->changes_required |= ap->change;
 		add = (long long)ap->pages - ap->live;
 		if (add <= 0)
 			ap->growth = GROW_NOT_NEEDED;
@@ -258,7 +308,9 @@ static void plan_pools(struct advice *a, struct facts *f,
 /*
  * The facts as they will be once the advice is followed: every pool at
  * its target, every cluster (and its running segment) in hugetlb pages.
- * The warning counter is cumulative and stays until the next boot.
+ * The warning counter is cumulative and stays until the next boot; the
+ * shipped rules read it only together with the live objects, which the
+ * remedy moves out of base pages.
  */
 static void decide_after(struct advice *a, const struct run *run)
 {
@@ -278,16 +330,16 @@ static void decide_after(struct advice *a, const struct run *run)
 			p->origin[0] = '\0';
 		}
 	}
-	/* huge_pages = on, as advised, for every cluster that can. */
-	for (i = 0; i < f->nclusters; i++)
-		if (!f->clusters[i].shm_sysv)
-			f->clusters[i].huge_pages = PG_HUGE_ON;
+	/* huge_pages = on and mmap, as advised, for every cluster. */
+	for (i = 0; i < f->nclusters; i++) {
+		f->clusters[i].shm_sysv = false;
+		f->clusters[i].huge_pages = PG_HUGE_ON;
+	}
 	facts_derive(f);
 	for (i = 0; i < f->nlive_pgs; i++) {
 		struct live_pg *pg = &f->live_pgs[i];
 
-		if (!pg->seg_found || (pg->cluster >= 0 &&
-				       f->clusters[pg->cluster].shm_sysv))
+		if (!pg->seg_found)
 			continue;
 		for (j = 0; j < f->nlive_shms; j++)
 			if (same_object(&f->live_shms[j], &pg->seg))
@@ -296,6 +348,13 @@ static void decide_after(struct advice *a, const struct run *run)
 	}
 	decide(f, run->policy, run->decision.bad_input, &a->after);
 	a->after_keep_mode = a->after.keep_mode;
+	/*
+	 * The tool's own preempt= (cmdline --format grub) on the command
+	 * line: take it back when the policy no longer picks that mode.
+	 */
+	a->cmdline_remove = run->decision.tool_arg &&
+			    a->after.mode != f->boot.admin_mode;
+	a->changes_required |= a->cmdline_remove;
 	if (a->after.mode == MODE_KEEP && a->after.keep_mode == MODE_UNKNOWN)
 		a->after_keep_mode = f->modes.current;
 	a->after_known = true;
@@ -352,10 +411,47 @@ static void mode_text(const struct facts *f, const struct decision *d,
 		snprintf(buf, size, "%s", mode_name(d->mode));
 }
 
-static void text_cluster(FILE *out, const struct advice_cluster *ac)
+/* Is @origin ("FILE:LINE") a line of @file? */
+static bool origin_in(const char *origin, const char *file)
+{
+	size_t n = strlen(file);
+
+	return n && strncmp(origin, file, n) == 0 && origin[n] == ':';
+}
+
+/*
+ * One setting to change, where the server really takes it from: the
+ * FILE:LINE that sets it now (as pg_settings' sourcefile and sourceline
+ * show it), ALTER SYSTEM when that is postgresql.auto.conf (read last:
+ * no edit of postgresql.conf overrides it), else postgresql.conf.
+ */
+static void text_setting(FILE *out, const struct pg_cluster *c,
+			 const char *name, const char *value,
+			 const char *origin, const char *now, const char *tail)
+{
+	if (c && origin[0] && origin_in(origin, c->auto_conf)) {
+		fprintf(out, "  reboot=no  ALTER SYSTEM SET %s = %s;   # ", name, value);
+		text_escape_to(out, origin);
+		fprintf(out, " sets %s = %s (ALTER SYSTEM, read after postgresql.conf: an edit there changes nothing)%s",
+			name, now, tail);
+		return;
+	}
+	fprintf(out, "  reboot=no  %s = %s   # in ", name, value);
+	if (c && origin[0]) {
+		text_escape_to(out, origin);
+		fprintf(out, ", which sets %s now%s", now, tail);
+		return;
+	}
+	text_escape_to(out, c ? c->conf_path : "its postgresql.conf");
+	fprintf(out, " (or ALTER SYSTEM)%s", tail);
+}
+
+static void text_cluster(FILE *out, const struct facts *f,
+			 const struct advice_cluster *ac)
 {
 	const struct pg_cluster *c = ac->cluster;
 	char label[PATH_LEN + 32], size[32], page[32], hint[PATH_LEN];
+	char tail[PATH_LEN + 64], thr[32];
 
 	cluster_label(label, sizeof(label), ac);
 	format_size(ac->size, size, sizeof(size));
@@ -375,33 +471,47 @@ static void text_cluster(FILE *out, const struct advice_cluster *ac)
 		fprintf(out, "  the kernel shows no huge page size (no hugetlb): nothing to advise\n");
 		return;
 	}
-	if (c && c->shm_sysv) {
-		fprintf(out, "  reboot=no  shared_memory_type = mmap   # sysv never gets huge pages\n");
-		return;
-	}
 	fprintf(out, "  huge pages needed: %llu of %s (%s)\n",
 		(unsigned long long)ac->pages, page,
 		!ac->from_segment ? "model, as shared_memory_size_in_huge_pages" :
 		ac->backing == PG_BACKING_HUGETLB ? "segment / page size" :
 		"segment / page size + 1, as shared_memory_size_in_huge_pages");
-	if (ac->backing == PG_BACKING_HUGETLB && ac->from_segment &&
-	    (!c || c->huge_pages == PG_HUGE_ON)) {
-		fprintf(out, "  already in hugetlb pages\n");
+	if (c && c->version_from_data)
+		fprintf(out, "  model of PostgreSQL %u (PG_VERSION in its data directory)\n",
+			c->version);
+	if (ac->done && (!c || c->huge_pages == PG_HUGE_ON)) {
+		fprintf(out, ac->backing == PG_BACKING_THP ?
+			"  already in shmem THP\n" : "  already in hugetlb pages\n");
 		return;
 	}
+	if (ac->done)
+		fprintf(out, "  in hugetlb pages%s; huge_pages = on makes a shortfall a start failure, not a silent fallback:\n",
+			ac->from_segment ? "" : " at its start (predicted)");
+	else if (!ac->required) {
+		format_size(f->live_threshold, thr, sizeof(thr));
+		fprintf(out, "  not required (below %s, the size the site cares about); for huge pages anyway:\n",
+			thr);
+	}
 	restart_hint(hint, sizeof(hint), c);
-	fputs("  reboot=no  huge_pages = on   # in ", out);
-	text_escape_to(out, c ? c->conf_path : "its postgresql.conf");
-	fputs(" (or ALTER SYSTEM), after the pool; then: ", out);
-	text_escape_to(out, hint);
-	fputc('\n', out);
+	snprintf(tail, sizeof(tail), ", after the pool; then: %s\n", hint);
+	if (c && c->shm_sysv)
+		text_setting(out, c, "shared_memory_type", "mmap",
+			     c->shm_type_origin, "sysv",
+			     "; sysv never gets huge pages\n");
+	if (!c || c->huge_pages != PG_HUGE_ON)
+		text_setting(out, c, "huge_pages", "on",
+			     c ? c->huge_pages_origin : "",
+			     c ? huge_pages_name(c->huge_pages) : "?", tail);
+	else
+		fprintf(out, "  reboot=no  %s   # huge_pages = on already, after the pool\n",
+			hint);
 }
 
 static void text_pool(FILE *out, const struct advice_pool *ap)
 {
 	char page[32], avail[32], arg[96];
 	unsigned long long n = (unsigned long long)ap->pages;
-	bool now_ok;
+	bool now_ok, persisted;
 
 	format_size(ap->page_size, page, sizeof(page));
 	if (ap->mem_available)
@@ -411,10 +521,12 @@ static void text_pool(FILE *out, const struct advice_pool *ap)
 	fprintf(out, "pool %s: %llu pages for the clusters above (live %lld, at next boot %lld%s%s)\n",
 		page, n, ap->live, ap->predicted, ap->origin[0] ? " from " : "",
 		ap->origin);
-	if (ap->growth == GROW_NOT_NEEDED && ap->predicted >= ap->live) {
+	if (ap->growth == GROW_NOT_NEEDED && ap->predicted >= (long long)n) {
 		fprintf(out, "  reboot=no  nothing: the pool already holds them\n");
 		return;
 	}
+	/* The boot already reserves them: no second, contradicting remedy. */
+	persisted = ap->predicted >= (long long)n;
 	/*
 	 * Grown now where it can be; the persistent line only where the next
 	 * boot would reserve fewer (never lower what the root reserves).
@@ -427,8 +539,7 @@ static void text_pool(FILE *out, const struct advice_pool *ap)
 				(unsigned long long)ap->predicted : n);
 		if (ap->predicted >= (long long)n)
 			fprintf(out, "  reboot=no  nothing to persist: %s reserves %lld at boot\n",
-				ap->origin[0] ? ap->origin : "the command line",
-				ap->predicted);
+				ap->origin, ap->predicted);
 		else if (ap->origin[0] == '/')
 			fprintf(out, "  reboot=%s vm.nr_hugepages = %llu   # edit %s, which sets it at boot\n",
 				ap->growth == GROW_BOOT ? "yes" : "no ", n,
@@ -436,9 +547,13 @@ static void text_pool(FILE *out, const struct advice_pool *ap)
 		else
 			fprintf(out, "  reboot=%s printf 'vm.nr_hugepages = %llu\\n' > /etc/sysctl.d/60-hugepages.conf   # every boot\n",
 				ap->growth == GROW_BOOT ? "yes" : "no ", n);
-	} else if (now_ok) {
-		fprintf(out, "  reboot=no  echo %llu > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages\n",
-			n, (unsigned long long)(ap->page_size >> 10));
+	} else {
+		if (now_ok)
+			fprintf(out, "  reboot=no  echo %llu > /sys/kernel/mm/hugepages/hugepages-%llukB/nr_hugepages\n",
+				n, (unsigned long long)(ap->page_size >> 10));
+		if (persisted)
+			fprintf(out, "  reboot=no  nothing to persist: %s reserves %lld at boot\n",
+				ap->origin, ap->predicted);
 	}
 	switch (ap->growth) {
 	case GROW_NOT_NEEDED:
@@ -457,14 +572,18 @@ static void text_pool(FILE *out, const struct advice_pool *ap)
 		break;
 	case GROW_BOOT:
 		if (ap->free_blocks < 0)
-			fprintf(out, "  growth now: unknown (no usable /proc/buddyinfo, MemAvailable %s): reserve at boot\n",
-				avail);
+			fprintf(out, "  growth now: unknown (no usable /proc/buddyinfo, MemAvailable %s): %s\n",
+				avail, persisted ? "reserved at the next boot" :
+				"reserve at boot");
 		else
-			fprintf(out, "  growth now: unlikely (%lld free blocks of %s, MemAvailable %s): reserve at boot\n",
-				ap->free_blocks, page, avail);
+			fprintf(out, "  growth now: unlikely (%lld free blocks of %s, MemAvailable %s): %s\n",
+				ap->free_blocks, page, avail,
+				persisted ? "reserved at the next boot" :
+				"reserve at boot");
 		break;
 	}
-	if (ap->growth == GROW_NOW || ap->growth == GROW_NOT_NEEDED)
+	if (ap->growth == GROW_NOW || ap->growth == GROW_NOT_NEEDED ||
+	    persisted)
 		return;
 	if (ap->is_default)
 		snprintf(arg, sizeof(arg), "hugepages=%llu", n);
@@ -501,10 +620,17 @@ static void json_advice(FILE *out, const struct advice *a,
 			pg_backing_name(ac->backing),
 			(unsigned long long)ac->page_size,
 			(unsigned long long)ac->pages);
-		if (ac->cluster)
-			fprintf(out, "\"%s\"}", huge_pages_name(ac->cluster->huge_pages));
-		else
-			fputs("null}", out);
+		if (ac->cluster) {
+			fprintf(out, "\"%s\",\"huge_pages_origin\":",
+				huge_pages_name(ac->cluster->huge_pages));
+			json_string(out, ac->cluster->huge_pages_origin);
+		} else {
+			fputs("null,\"huge_pages_origin\":\"\"", out);
+		}
+		fprintf(out, ",\"required\":%s,\"done\":%s,\"start_fails\":%s}",
+			ac->required ? "true" : "false",
+			ac->done ? "true" : "false",
+			ac->cluster && ac->cluster->start_fails ? "true" : "false");
 	}
 	fputs("],\"pools\":[", out);
 	for (i = 0; i < a->npools; i++) {
@@ -514,10 +640,12 @@ static void json_advice(FILE *out, const struct advice *a,
 			i ? "," : "", (unsigned long long)ap->page_size,
 			(unsigned long long)ap->pages, ap->live, ap->predicted);
 		json_string(out, ap->origin);
-		fprintf(out, ",\"growth\":\"%s\",\"free_blocks\":%lld,\"reboot\":%s}",
+		fprintf(out, ",\"growth\":\"%s\",\"free_blocks\":%lld,\"reboot\":%s,\"required_pages\":%llu,\"change\":%s}",
 			advise_growth_name(ap->growth), ap->free_blocks,
 			ap->growth == GROW_BOOT || ap->growth == GROW_LIKELY ?
-			"true" : "false");
+			"true" : "false",
+			(unsigned long long)ap->required_pages,
+			ap->change ? "true" : "false");
 	}
 	mode_text(f, &run->decision, run->decision.keep_mode, now, sizeof(now));
 	fputs("],\"mode_now\":", out);
@@ -533,16 +661,19 @@ static void json_advice(FILE *out, const struct advice *a,
 	} else {
 		fputs("null,\"reason_after\":null", out);
 	}
-	fprintf(out, ",\"exit_code\":%d}\n", code);
+	fprintf(out, ",\"cmdline_remove\":%s,\"changes_required\":%s,\"exit_code\":%d}\n",
+		a->cmdline_remove ? "true" : "false",
+		a->changes_required ? "true" : "false", code);
 }
 
 int advise_output(const struct run *run, const struct env *env, FILE *out)
 {
 	const struct facts *f = run->facts;
-	int code = run->decision.bad_input ? EXIT_BAD_INPUT : EXIT_OK;
+	bool bad = run->decision.bad_input;
 	struct advice *a = malloc(sizeof(*a));
 	char now[64];
 	unsigned int i;
+	int code;
 
 	if (!a)
 		return EXIT_WRITE_FAILED;
@@ -551,8 +682,9 @@ int advise_output(const struct run *run, const struct env *env, FILE *out)
 		/* Taken as unknown: no growth now is claimed from it. */
 		fprintf(stderr, "preempt-policy: %s/%s:%u: free block count does not fit in 64 bits: free blocks unknown\n",
 			env->proc, PROC_BUDDYINFO, a->buddyinfo_bad_line);
-		code = EXIT_BAD_INPUT;
+		bad = true;
 	}
+	code = verify_code(bad, a->changes_required);
 	if (env->json) {
 		json_advice(out, a, run, code);
 		free(a);
@@ -560,8 +692,21 @@ int advise_output(const struct run *run, const struct env *env, FILE *out)
 	}
 	if (!a->nclusters)
 		fprintf(out, "no PostgreSQL cluster found, none running: nothing to advise\n");
+	/* First what will fail: a server that will not start. */
+	for (i = 0; i < f->nclusters; i++) {
+		char why[DIAG_LEN];
+
+		pg_start_failure(f, &f->clusters[i], why, sizeof(why));
+		if (!why[0])
+			continue;
+		fputs("will not start: cluster ", out);
+		text_escape_to(out, f->clusters[i].name);
+		fputs(": ", out);
+		text_escape_to(out, why);
+		fputc('\n', out);
+	}
 	for (i = 0; i < a->nclusters; i++)
-		text_cluster(out, &a->clusters[i]);
+		text_cluster(out, f, &a->clusters[i]);
 	for (i = 0; i < a->npools; i++)
 		text_pool(out, &a->pools[i]);
 	for (i = 0; i < f->nlive_shms; i++) {
@@ -592,9 +737,17 @@ int advise_output(const struct run *run, const struct env *env, FILE *out)
 		quote_text(out, a->after.reason);
 		fputc('\n', out);
 		if (f->shm_warn_count > 0)
-			fprintf(out, "note: shm_warn_count stays %lld until the next boot\n",
+			fprintf(out, "note: shm_warn_count stays %lld until the next boot; the shipped rules read it only with a live object in base pages\n",
 				f->shm_warn_count);
+		if (a->cmdline_remove) {
+			fprintf(out, "  reboot=yes preempt-policy cmdline --format grub --remove > /%s && update-grub   # preempt=%s on the command line is the tool's (",
+				ETC_GRUB_SNIPPET, mode_name(f->boot.admin_mode));
+			text_escape_to(out, f->tool_cmdline_origin);
+			fputs("), which the policy no longer picks\n", out);
+		}
 	}
+	fprintf(out, "advise: %s (exit %d)\n", a->changes_required ?
+		"changes required" : "nothing required", code);
 	free(a);
 	return code;
 }

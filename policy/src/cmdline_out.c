@@ -5,6 +5,9 @@
  */
 #include "cmdline_out.h"
 #include "exit_codes.h"
+#include "paths.h"
+#include "root_fs.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,13 +49,17 @@ static void comment(FILE *out, const char *label, const char *text)
 }
 
 /* The argument to put on the command line, or NULL for none. */
-static const char *wanted_arg(const struct run *run, int *code,
+static const char *wanted_arg(const struct run *run, bool remove, int *code,
 			      const char **why)
 {
 	const struct decision *d = &run->decision;
 
 	*code = d->bad_input ? EXIT_BAD_INPUT : EXIT_OK;
 	*why = NULL;
+	if (remove) {
+		*why = "--remove: no preempt= argument";
+		return NULL;
+	}
 	if (d->source == SRC_DISABLED) {
 		*why = "preempt.policy=off: no preempt= argument";
 		return NULL;
@@ -87,6 +94,106 @@ void cmdline_snippet_line(FILE *out, enum cmdline_format format,
 		fprintf(out, "%s\n", args);
 }
 
+/* Is @w (@n bytes) a preempt= word, quoted whole or not? */
+static bool is_preempt_word(const char *w, size_t n)
+{
+	if (n && w[0] == '"') {
+		w++;
+		n--;
+	}
+	return n >= 8 && memcmp(w, "preempt=", 8) == 0;
+}
+
+/*
+ * Words of a kernel command line, blanks outside double quotes splitting
+ * them as the kernel's next_arg() does; @cb gets each one.
+ */
+static void each_word(const char *s, size_t len,
+		      void (*cb)(const char *w, size_t n, void *arg), void *arg)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t start;
+		bool quoted = false;
+
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n'))
+			i++;
+		start = i;
+		while (i < len && (quoted || (s[i] != ' ' && s[i] != '\t' &&
+					      s[i] != '\n'))) {
+			if (s[i] == '"')
+				quoted = !quoted;
+			i++;
+		}
+		if (i > start)
+			cb(s + start, i - start, arg);
+	}
+}
+
+struct words_out {
+	FILE *out;
+	bool from_proc;		/* /proc/cmdline: drop the boot loader's own */
+	unsigned int n;
+};
+
+static void put_word(const char *w, size_t n, void *arg)
+{
+	struct words_out *wo = arg;
+
+	if (is_preempt_word(w, n))
+		return;
+	/* kernel-install drops these from /proc/cmdline too. */
+	if (wo->from_proc && ((n >= 11 && memcmp(w, "BOOT_IMAGE=", 11) == 0) ||
+			      (n >= 7 && memcmp(w, "initrd=", 7) == 0)))
+		return;
+	fprintf(wo->out, "%s%.*s", wo->n++ ? " " : "", (int)n, w);
+}
+
+/*
+ * /etc/kernel/cmdline as kernel-install (systemd-boot, BLS entries) would
+ * read it next: the first of ROOT/etc/kernel/cmdline,
+ * ROOT/usr/lib/kernel/cmdline and the running /proc/cmdline, with every
+ * preempt= taken out and @mode's put in.  It is the whole line, since
+ * the file replaces the command line; no comment, which it cannot hold.
+ */
+static int print_kernel_install(FILE *out, const struct env *env,
+				const char *mode)
+{
+	static const char *const rooted[] = { "/" ETC_KERNEL_CMDLINE,
+					      "/" USR_KERNEL_CMDLINE };
+	struct words_out wo = { .out = out };
+	char path[PATH_LEN], *buf = NULL;
+	const char *from = NULL;
+	size_t len, i;
+	int err = -ENOENT;
+
+	for (i = 0; i < ARRAY_SIZE(rooted) && err == -ENOENT; i++) {
+		err = root_read_file(env->root, rooted[i], MAX_CMDLINE_FILE,
+				     &buf, &len);
+		from = rooted[i];
+	}
+	if (err == -ENOENT && !path_join(path, sizeof(path), env->proc,
+					 PROC_CMDLINE)) {
+		err = read_file_capped(path, MAX_CMDLINE_FILE, &buf, &len);
+		from = path;
+		wo.from_proc = true;
+	}
+	if (err) {
+		fprintf(stderr, "preempt-policy: %s: cannot read: %s\n",
+			from ? from : "/proc/cmdline", read_error_name(err));
+		return EXIT_BAD_INPUT;
+	}
+	each_word(buf, len, put_word, &wo);
+	free(buf);
+	if (mode)
+		fprintf(out, "%spreempt=%s", wo.n ? " " : "", mode);
+	fputc('\n', out);
+	fprintf(stderr, "preempt-policy: the whole line for /%s (from %s); then run kernel-install add for the installed kernels\n",
+		ETC_KERNEL_CMDLINE, from);
+	return EXIT_OK;
+}
+
 static void print_snippet(FILE *out, const struct run *run,
 			  enum cmdline_format format, const char *mode,
 			  const char *why)
@@ -101,8 +208,9 @@ static void print_snippet(FILE *out, const struct run *run,
 		return;
 	}
 	if (format == CMDLINE_GRUB) {
-		fprintf(out, "# Written by preempt-policy cmdline --format grub.\n"
-			"# Install as /etc/default/grub.d/preempt-policy.cfg, then run update-grub.\n");
+		fprintf(out, GRUB_SNIPPET_HEADER " --format grub.\n"
+			"# Install as /" ETC_GRUB_SNIPPET ", then run update-grub.\n"
+			"# To take it back: preempt-policy cmdline --format grub --remove > /" ETC_GRUB_SNIPPET "\n");
 	} else {
 		fprintf(out, "# Written by preempt-policy cmdline --format uboot.\n"
 			"# Run (source) before the boot command, or build boot.scr with --mkimage.\n");
@@ -185,12 +293,19 @@ static int run_mkimage(const struct run *run, const struct env *env,
 
 int cmdline_output(const struct run *run, const struct env *env,
 		   enum cmdline_format format, const char *mkimage_out,
-		   FILE *out)
+		   bool remove, FILE *out)
 {
 	const char *mode, *why;
 	int code;
 
-	mode = wanted_arg(run, &code, &why);
+	mode = wanted_arg(run, remove, &code, &why);
+	if (format == CMDLINE_KERNEL_INSTALL) {
+		int err = print_kernel_install(out, env, mode);
+
+		if (why)
+			fprintf(stderr, "preempt-policy: %s\n", why);
+		return err ? err : code;
+	}
 	print_snippet(out, run, format, mode, why);
 	if (mkimage_out) {
 		int err = run_mkimage(run, env, mode, why, mkimage_out);

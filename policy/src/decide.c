@@ -136,6 +136,13 @@ void decide(const struct facts *f, const struct policy *p, bool bad_input,
 	if (d->source == SRC_RULE || d->source == SRC_DEFAULT ||
 	    d->source == SRC_STATE)
 		add_pool_provenance(f, d);
+	if (d->tool_arg) {
+		size_t used = strlen(d->reason);
+
+		snprintf(d->reason + used, sizeof(d->reason) - used,
+			 "; preempt=%s on the command line is the tool's (%.200s), not the admin's",
+			 mode_name(f->boot.admin_mode), f->tool_cmdline_origin);
+	}
 }
 
 static void decide_on_facts(const struct facts *f, const struct policy *p,
@@ -155,7 +162,15 @@ static void decide_on_facts(const struct facts *f, const struct policy *p,
 			 "disabled by preempt.policy=off on the kernel command line");
 		return;
 	}
-	if (b->admin_set && b->admin_mode != MODE_UNKNOWN) {
+	/*
+	 * A preempt= that cmdline --format grub wrote is the tool's earlier
+	 * choice, not the admin's: taken as the admin's, it would outlive
+	 * its reason for ever (issue 33, item 8).
+	 */
+	d->tool_arg = b->admin_set && b->admin_mode != MODE_UNKNOWN &&
+		      f->tool_cmdline_origin[0] &&
+		      b->admin_mode == f->tool_cmdline_mode;
+	if (b->admin_set && b->admin_mode != MODE_UNKNOWN && !d->tool_arg) {
 		d->mode = b->admin_mode;
 		d->source = SRC_ADMIN;
 		snprintf(d->reason, sizeof(d->reason),

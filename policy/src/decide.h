@@ -24,6 +24,12 @@ struct decision {
 	int rule;			/* index into policy->rules, or -1 */
 	bool bad_input;			/* diagnostics were raised */
 	/*
+	 * preempt= on the command line is the one the tool's own GRUB
+	 * snippet put there (facts.tool_cmdline_origin): the policy decides,
+	 * not the admin, and advise tells how to take it back.
+	 */
+	bool tool_arg;
+	/*
 	 * What keep means here: the kernel's build default when it is known
 	 * (so a change made earlier in this boot can be undone), else
 	 * MODE_UNKNOWN: leave the current mode.

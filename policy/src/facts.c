@@ -18,6 +18,7 @@ void facts_gather(struct facts *f, const struct env *env,
 	facts_gather_postgres(f, env, pol);
 	facts_gather_live(f, env);
 	facts_derive(f);
+	facts_check_start(f);
 	facts_gather_state(f, env);
 	facts_gather_trial(f, env);
 }

@@ -4,6 +4,7 @@
 #define PREEMPT_POLICY_FACTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cmdline.h"
@@ -30,6 +31,15 @@ struct hugetlb_pool {
 	long long free;		/* free_hugepages, -1 if unreadable */
 	/* where nr comes from: "" (live), "kernel command line hugepages=N", "FILE:LINE" */
 	char origin[POOL_ORIGIN_LEN];
+	/*
+	 * What the next boot reserves, from the command line and the sysctl
+	 * configuration only: a pool grown at run time (sysctl -w) is not
+	 * in it.  nr starts from the live pool, which in an initramfs is
+	 * what the kernel reserved; after boot only boot tells whether the
+	 * pool is persisted.  boot_origin: "" when nothing reserves it.
+	 */
+	long long boot;
+	char boot_origin[POOL_ORIGIN_LEN];
 };
 
 enum huge_pages_setting { PG_HUGE_OFF, PG_HUGE_ON, PG_HUGE_TRY };
@@ -41,18 +51,32 @@ enum pg_backing {
 	PG_BACKING_THP,		/* shmem_enabled always/within_size/force */
 };
 
+/* "FILE:LINE" of a setting, as pg_settings' sourcefile:sourceline shows it */
+#define PG_ORIGIN_LEN	(PATH_LEN + 16)
+
 struct pg_cluster {
 	char name[NAME_LEN * 2];	/* "15/main", or the configured path */
 	char conf_path[PATH_LEN];	/* as seen under the root */
 	char data_dir[PATH_LEN];	/* as seen under the root */
+	char auto_conf[PATH_LEN];	/* its postgresql.auto.conf (ALTER SYSTEM) */
 	uint64_t shared_buffers;	/* bytes */
 	enum huge_pages_setting huge_pages;
+	char huge_pages_origin[PG_ORIGIN_LEN];	/* "" when the default */
 	uint64_t huge_page_size;	/* 0 = the kernel's default */
 	unsigned int version;		/* major version, 0 if unknown */
+	bool version_from_data;		/* from DATA_DIR/PG_VERSION */
 	bool shm_sysv;			/* shared_memory_type = sysv */
+	char shm_type_origin[PG_ORIGIN_LEN];	/* "" when the default */
 	uint64_t shm_estimate;		/* bytes, see pg_estimate_shm() */
 	uint64_t hugepages_needed;	/* of huge_page_size (or default) */
 	enum pg_backing backing;
+	/*
+	 * The server will refuse to start (huge_pages = on without the pages
+	 * or with SysV memory); pool_left is what the predicted pool has left
+	 * for it, -1 when the kernel has no pool of its page size.
+	 */
+	bool start_fails;
+	long long pool_left;
 	bool bad;			/* a file of this cluster was malformed */
 	int live;			/* index into facts.live_pgs, -1 if not running */
 };
@@ -120,6 +144,13 @@ struct facts {
 	int klog_state;			/* -1 not read, 0 no such line, 1 found */
 	char klog_ignored[NAME_LEN];	/* X, the last one */
 	char build_mode_origin[PATH_LEN + 16];	/* "/boot/config-R:LINE" */
+	/*
+	 * The preempt= mode the tool's own GRUB snippet (cmdline --format
+	 * grub, installed as /etc/default/grub.d/preempt-policy.cfg) puts on
+	 * the command line, MODE_UNKNOWN if none; where, as FILE:LINE.
+	 */
+	int tool_cmdline_mode;
+	char tool_cmdline_origin[PATH_LEN + 16];
 	/* machine */
 	long cpus;			/* 0 if unknown */
 	uint64_t mem_total;		/* bytes, 0 if unknown */
@@ -186,6 +217,14 @@ void facts_gather_postgres(struct facts *f, const struct env *env,
 void facts_gather_live(struct facts *f, const struct env *env);
 /* Huge page assignment and totals; needs memory and postgres facts. */
 void facts_derive(struct facts *f);
+/*
+ * A diagnostic for each cluster facts_derive() predicts will not start:
+ * the server refuses such a configuration, so it is bad input.
+ */
+void facts_check_start(struct facts *f);
+/* Why @c will not start, one line, into @buf ("" when it will). */
+void pg_start_failure(const struct facts *f, const struct pg_cluster *c,
+		      char *buf, size_t size);
 
 /* Bracketed word of "always [madvise] never" into @out; 0 or -EINVAL. */
 int parse_bracketed_choice(const char *text, char *out, size_t size);

@@ -7,6 +7,7 @@
  */
 #include "facts.h"
 #include "paths.h"
+#include "root_fs.h"
 #include "util.h"
 
 #include <errno.h>
@@ -92,8 +93,46 @@ static void read_klog(struct facts *f, const char *path)
 	free(rec);
 }
 
+/*
+ * The tool's GRUB snippet: its header line, then a
+ * GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX} preempt=MODE" line.  A file
+ * of that name without the header is the admin's, and is not read.
+ */
+static void read_grub_snippet(struct facts *f, const struct env *env)
+{
+	static const char prefix[] = "GRUB_CMDLINE_LINUX=\"${GRUB_CMDLINE_LINUX} preempt=";
+	struct line_reader lr;
+	const char *line;
+	size_t len, n;
+	char *buf;
+
+	f->tool_cmdline_mode = MODE_UNKNOWN;
+	f->tool_cmdline_origin[0] = '\0';
+	if (root_read_file(env->root, "/" ETC_GRUB_SNIPPET, MAX_CONFIG_FILE,
+			   &buf, &len))
+		return;
+	if (len < strlen(GRUB_SNIPPET_HEADER) ||
+	    memcmp(buf, GRUB_SNIPPET_HEADER, strlen(GRUB_SNIPPET_HEADER)) != 0) {
+		free(buf);
+		return;
+	}
+	line_reader_init(&lr, buf, len);
+	while (line_reader_next(&lr, &line, &n)) {
+		if (n <= strlen(prefix) + 1 ||
+		    memcmp(line, prefix, strlen(prefix)) != 0 ||
+		    line[n - 1] != '"')
+			continue;
+		f->tool_cmdline_mode = mode_from_span(line + strlen(prefix),
+						      n - strlen(prefix) - 1);
+		snprintf(f->tool_cmdline_origin, sizeof(f->tool_cmdline_origin),
+			 "/%s:%u", ETC_GRUB_SNIPPET, lr.lineno);
+	}
+	free(buf);
+}
+
 void facts_gather_features(struct facts *f, const struct env *env)
 {
+	read_grub_snippet(f, env);
 	f->klog_ignored[0] = '\0';
 	f->rseq_slice_nsec = read_count_file(env->sys, SYS_RSEQ_SLICE_NSEC);
 	/* The live log only goes with the live /proc: fixtures never see it. */

@@ -10,6 +10,7 @@
 #include "pgconf.h"
 #include "root_fs.h"
 #include "rules.h"
+#include "size.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -57,6 +58,37 @@ static bool already_listed(const struct facts *f, const char *conf_path)
 }
 
 /*
+ * The major version in DATA_DIR/PG_VERSION ("15", or "9.6" before 10),
+ * which initdb writes and the server checks: the cluster's own word for
+ * the model to use.  0 when the file is missing; malformed is bad input.
+ */
+static unsigned int data_dir_version(struct facts *f, const char *root,
+				     const char *data_dir)
+{
+	char path[PATH_LEN], *buf, *end = NULL;
+	unsigned long v;
+	size_t len;
+	int err;
+
+	if (path_join(path, sizeof(path), data_dir, "PG_VERSION"))
+		return 0;
+	err = root_read_file(root, path, MAX_KERNEL_FILE, &buf, &len);
+	if (err) {
+		if (err != -ENOENT)
+			diag_add(&f->diags, "%s: cannot read: %s", path,
+				 read_error_name(err));
+		return 0;
+	}
+	v = len && buf[0] >= '1' && buf[0] <= '9' ? strtoul(buf, &end, 10) : 0;
+	if (!v || v > 999 || (end < buf + len && *end != '\n' && *end != '.')) {
+		diag_add(&f->diags, "%s: not a PostgreSQL major version", path);
+		v = 0;
+	}
+	free(buf);
+	return (unsigned int)v;
+}
+
+/*
  * Read one cluster: its postgresql.conf, then postgresql.auto.conf in the
  * data directory, which the server reads last (ALTER SYSTEM wins).
  * @default_data: data directory when the file sets none.
@@ -90,15 +122,27 @@ static void read_cluster(struct facts *f, const struct env *env,
 		     strlen(s.data_directory_set ? s.data_directory :
 			    default_data));
 	if (!path_join(auto_conf, sizeof(auto_conf), c->data_dir,
-		       "postgresql.auto.conf"))
+		       "postgresql.auto.conf")) {
 		pgconf_read_file(&reader, &s, auto_conf, 0);
+		copy_bounded(c->auto_conf, sizeof(c->auto_conf), auto_conf,
+			     strlen(auto_conf));
+	}
 	copy_bounded(c->name, sizeof(c->name), name, strlen(name));
 	copy_bounded(c->conf_path, sizeof(c->conf_path), conf_path,
 		     strlen(conf_path));
 	c->shared_buffers = s.shared_buffers;
 	c->huge_pages = s.huge_pages;
+	copy_bounded(c->huge_pages_origin, sizeof(c->huge_pages_origin),
+		     s.huge_pages_origin, strlen(s.huge_pages_origin));
 	c->huge_page_size = s.huge_page_size;
 	c->shm_sysv = s.shm_sysv;
+	copy_bounded(c->shm_type_origin, sizeof(c->shm_type_origin),
+		     s.shm_type_origin, strlen(s.shm_type_origin));
+	/* Outside Debian's layout only the data directory knows. */
+	if (!version) {
+		version = data_dir_version(f, env->root, c->data_dir);
+		c->version_from_data = version != 0;
+	}
 	c->version = version;
 	c->shm_estimate = pg_estimate_shm(&s.shm, version);
 	c->bad = s.errors > 0;
@@ -194,6 +238,7 @@ static void find_debian_clusters(struct facts *f, const struct env *env)
 	char **versions, **clusters;
 	unsigned int nv, i, j;
 	struct stat st;
+	int err;
 
 	nv = list_subdirs(env->root, "/" ETC_POSTGRESQL_DIR, &versions);
 	for (i = 0; i < nv; i++) {
@@ -213,9 +258,14 @@ static void find_debian_clusters(struct facts *f, const struct env *env)
 				 versions[i], clusters[j]);
 			snprintf(start, sizeof(start), "/%s/%s/%s/start.conf",
 				 ETC_POSTGRESQL_DIR, versions[i], clusters[j]);
-			/* pg_createcluster leftovers without a conf are no cluster. */
-			if (!root_stat(env->root, conf, &st) &&
-			    starts_at_boot(f, env->root, start))
+			/*
+			 * pg_createcluster leftovers without a conf are no
+			 * cluster; a conf that is there but cannot be
+			 * resolved (a symlink loop) is read, and fails as
+			 * bad input, never left out unsaid.
+			 */
+			err = root_stat(env->root, conf, &st);
+			if (err != -ENOENT && starts_at_boot(f, env->root, start))
 				read_cluster(f, env, name, conf, data,
 					     (unsigned int)strtoul(versions[i],
 								   NULL, 10));
@@ -290,6 +340,24 @@ static bool shmem_thp_applies(const struct facts *f)
 	       strcmp(f->thp_shmem_enabled, "force") == 0;
 }
 
+/*
+ * The pages below which @c surely does not start: the model errs high by
+ * up to 2 % (pg_shmem.h), so a pool within that of its estimate is no
+ * sure failure; a running cluster's segment is exact (as advise counts
+ * it: a hugetlb segment's pages, or a base-page one's size / page + 1).
+ */
+static long long sure_need(const struct facts *f, const struct pg_cluster *c,
+			   uint64_t page, long long need)
+{
+	const struct live_pg *pg = c->live >= 0 && (unsigned int)c->live <
+				   f->nlive_pgs ? &f->live_pgs[c->live] : NULL;
+
+	if (pg && pg->seg_found && pg->seg.smaps_read)
+		return (long long)(pg->seg.size / page) +
+		       (pg->seg.backing != PG_BACKING_HUGETLB);
+	return need - need / 50;
+}
+
 void facts_derive(struct facts *f)
 {
 	long long remaining[MAX_HUGEPAGE_POOLS];
@@ -308,6 +376,8 @@ void facts_derive(struct facts *f)
 		c->hugepages_needed = size ?
 			(c->shm_estimate + size - 1) / size : 0;
 		c->backing = PG_BACKING_4K;
+		c->start_fails = false;
+		c->pool_left = -1;
 	}
 	/*
 	 * huge_pages=on clusters take their pages first (they would not start
@@ -322,10 +392,26 @@ void facts_derive(struct facts *f)
 			long long *left = p ? &remaining[p - f->pools] : NULL;
 			long long need = (long long)c->hugepages_needed;
 
-				/* PostgreSQL maps huge pages only with mmap. */
-			if (c->shm_sysv)
+			/*
+			 * PostgreSQL maps huge pages only with mmap; with
+			 * SysV memory huge_pages = on is refused at start
+			 * ("huge pages not supported with the current
+			 * shared_memory_type setting").
+			 */
+			if (c->shm_sysv) {
+				c->start_fails |= pass == 0 &&
+						  c->huge_pages == PG_HUGE_ON;
 				continue;
+			}
 			if (pass == 0 && c->huge_pages == PG_HUGE_ON) {
+				/*
+				 * Without the pages the server does not start
+				 * ("could not map anonymous shared memory");
+				 * unknown sizes (no meminfo) claim nothing.
+				 */
+				c->pool_left = left ? *left : -1;
+				c->start_fails = size &&
+						 (!left || *left < sure_need(f, c, size, need));
 				c->backing = PG_BACKING_HUGETLB;
 				if (left)
 					*left = *left > need ? *left - need : 0;
@@ -339,11 +425,67 @@ void facts_derive(struct facts *f)
 	for (i = 0; i < f->nclusters; i++) {
 		struct pg_cluster *c = &f->clusters[i];
 
+		/* A server that does not start maps nothing. */
+		if (c->start_fails)
+			c->backing = PG_BACKING_4K;
 		if (c->backing == PG_BACKING_4K && shmem_thp_applies(f))
 			c->backing = PG_BACKING_THP;
 		f->pg_shared_memory += c->shm_estimate;
 		f->pg_hugepages_needed += c->hugepages_needed;
 		if (c->backing == PG_BACKING_4K)
 			f->pg_shm_without_hugepages += c->shm_estimate;
+	}
+}
+
+void pg_start_failure(const struct facts *f, const struct pg_cluster *c,
+		      char *buf, size_t size)
+{
+	uint64_t page = c->huge_page_size ? c->huge_page_size :
+			f->default_hugepage_size;
+	const struct hugetlb_pool *p = NULL;
+	char where[PG_ORIGIN_LEN + 8], psize[32];
+	unsigned int i;
+
+	buf[0] = '\0';
+	if (!c->start_fails)
+		return;
+	snprintf(where, sizeof(where), " (%s)", c->huge_pages_origin);
+	if (c->shm_sysv) {
+		snprintf(buf, size, "huge_pages = on%s with shared_memory_type = sysv%s%s%s: the server will not start (huge pages not supported with the current shared_memory_type setting)",
+			 c->huge_pages_origin[0] ? where : "",
+			 c->shm_type_origin[0] ? " (" : "", c->shm_type_origin,
+			 c->shm_type_origin[0] ? ")" : "");
+		return;
+	}
+	for (i = 0; i < f->npools; i++)
+		if (f->pools[i].page_size == page)
+			p = &f->pools[i];
+	format_size(page, psize, sizeof(psize));
+	if (!p || c->pool_left < 0) {
+		snprintf(buf, size, "huge_pages = on%s needs %llu huge pages of %s, the kernel has no pool of that size: the server will not start",
+			 c->huge_pages_origin[0] ? where : "",
+			 (unsigned long long)c->hugepages_needed, psize);
+		return;
+	}
+	snprintf(buf, size, "huge_pages = on%s needs %llu huge pages of %s, the pool %sholds %lld%s%s%s: the server will not start",
+		 c->huge_pages_origin[0] ? where : "",
+		 (unsigned long long)c->hugepages_needed, psize,
+		 p->origin[0] ? "at boot " : "", c->pool_left,
+		 c->pool_left != p->nr ? " for it" : "",
+		 p->origin[0] ? " from " : " (live, and no more at boot)",
+		 p->origin);
+}
+
+void facts_check_start(struct facts *f)
+{
+	char why[DIAG_LEN / 2 + PG_ORIGIN_LEN];
+	unsigned int i;
+
+	for (i = 0; i < f->nclusters; i++) {
+		const struct pg_cluster *c = &f->clusters[i];
+
+		pg_start_failure(f, c, why, sizeof(why));
+		if (why[0])
+			diag_add(&f->diags, "cluster %s: %s", c->name, why);
 	}
 }

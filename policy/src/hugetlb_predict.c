@@ -68,6 +68,9 @@ static void set_pool(struct facts *f, uint64_t size, long long nr,
 	}
 	p->nr = nr;
 	copy_bounded(p->origin, sizeof(p->origin), origin, strlen(origin));
+	p->boot = nr;
+	copy_bounded(p->boot_origin, sizeof(p->boot_origin), origin,
+		     strlen(origin));
 }
 
 static uint64_t default_size(const struct facts *f)
@@ -88,12 +91,16 @@ static void from_cmdline(struct facts *f)
 				b->hugepages[i].page_size : default_size(f);
 		struct hugetlb_pool *p = size ? pool_of_size(f, size) : NULL;
 
-		/* The live pool is what the kernel got; it may have got less. */
-		if (p && p->live >= b->hugepages[i].count)
-			continue;
 		snprintf(origin, sizeof(origin),
 			 "kernel command line hugepages=%lld",
 			 b->hugepages[i].count);
+		/* The live pool is what the kernel got; it may have got less. */
+		if (p && p->live >= b->hugepages[i].count) {
+			p->boot = b->hugepages[i].count;
+			copy_bounded(p->boot_origin, sizeof(p->boot_origin),
+				     origin, strlen(origin));
+			continue;
+		}
 		set_pool(f, size, b->hugepages[i].count, origin);
 	}
 	if (b->sysctl_nr_hugepages >= 0) {
@@ -257,6 +264,12 @@ static void from_sysctl_config(struct facts *f, const char *root)
 
 void facts_predict_hugetlb(struct facts *f, const struct env *env)
 {
+	unsigned int i;
+
+	for (i = 0; i < f->npools; i++) {
+		f->pools[i].boot = 0;
+		f->pools[i].boot_origin[0] = '\0';
+	}
 	from_cmdline(f);
 	from_sysctl_config(f, env->root);
 }

@@ -37,9 +37,11 @@ static void usage(FILE *out)
 		"  decide                     the mode and why\n"
 		"  explain                    every fact and which rule matched\n"
 		"  apply                      switch the running kernel to the mode\n"
-		"  cmdline [--format grub|uboot] [--mkimage OUT]\n"
-		"                             preempt= for the next boot\n"
-		"  advise                     huge pages per PostgreSQL cluster, the mode after\n"
+		"  cmdline [--format grub|uboot|kernel-install] [--mkimage OUT] [--remove]\n"
+		"                             preempt= for the next boot (--remove: none)\n"
+		"  advise [--apply]           huge pages per PostgreSQL cluster, the mode after\n"
+		"                             (--apply: sysctl.d file and live pool, recorded)\n"
+		"  revert                     undo what advise --apply recorded\n"
 		"  verify                     expected against actual: mode, pools, clusters\n"
 		"  record                     keep the decision for the next boot (state file)\n"
 		"  clear-state                remove the state file\n"
@@ -49,15 +51,16 @@ static void usage(FILE *out)
 		"other options: --arch ARCH, --kmsg FILE, --kernel-log FILE, --mount-debugfs,\n"
 		"               --version, --help\n"
 		"exit: 0 ok, 1 usage, 2 bad input, 3 kernel cannot, 4 write failed,\n"
-		"      5 disabled (apply), 6 verify: differ, 7 trial refused,\n"
-		"      8 trial stopped (mode put back); see preempt-policy(8)\n");
+		"      5 disabled (apply), 6 verify: differ, advise: changes required,\n"
+		"      7 verify/advise: 2 and 6 together, 8 trial refused,\n"
+		"      9 trial stopped (mode put back); see preempt-policy(8)\n");
 }
 
 enum opt_id {
 	OPT_ROOT = 256, OPT_PROC, OPT_SYS, OPT_CONFIG, OPT_DRY_RUN, OPT_JSON,
 	OPT_VERBOSE, OPT_FORMAT, OPT_MKIMAGE, OPT_ARCH, OPT_KMSG,
 	OPT_MOUNT_DEBUGFS, OPT_TIMEOUT, OPT_OUTPUT_DIR, OPT_VERSION, OPT_HELP,
-	OPT_KERNEL_LOG,
+	OPT_KERNEL_LOG, OPT_REMOVE, OPT_APPLY,
 };
 
 static const struct option long_opts[] = {
@@ -70,6 +73,8 @@ static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "mkimage", required_argument, NULL, OPT_MKIMAGE },
+	{ "remove", no_argument, NULL, OPT_REMOVE },
+	{ "apply", no_argument, NULL, OPT_APPLY },
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "kmsg", required_argument, NULL, OPT_KMSG },
 	{ "kernel-log", required_argument, NULL, OPT_KERNEL_LOG },
@@ -86,6 +91,8 @@ struct cli {
 	const char *command;
 	const char *format;
 	const char *mkimage;
+	bool remove;
+	bool apply;
 	unsigned int timeout;
 	/* trial's own options: everything after the word trial */
 	int trial_argc;
@@ -200,6 +207,12 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		case OPT_MKIMAGE:
 			cli->mkimage = optarg;
 			break;
+		case OPT_REMOVE:
+			cli->remove = true;
+			break;
+		case OPT_APPLY:
+			cli->apply = true;
+			break;
 		case OPT_ARCH:
 			cli->env.arch = optarg;
 			break;
@@ -261,6 +274,7 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	    strcmp(cli->command, "verify") != 0 &&
 	    strcmp(cli->command, "record") != 0 &&
 	    strcmp(cli->command, "after-start") != 0 &&
+	    strcmp(cli->command, "revert") != 0 &&
 	    strcmp(cli->command, "clear-state") != 0 &&
 	    strcmp(cli->command, "trial") != 0) {
 		fprintf(stderr, "preempt-policy: unknown command '%s'\n",
@@ -268,14 +282,19 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if ((cli->format || cli->mkimage) &&
+	if ((cli->format || cli->mkimage || cli->remove) &&
 	    strcmp(cli->command, "cmdline") != 0) {
-		fprintf(stderr, "preempt-policy: --format and --mkimage go with cmdline\n");
+		fprintf(stderr, "preempt-policy: --format, --mkimage and --remove go with cmdline\n");
+		return EXIT_USAGE;
+	}
+	if (cli->apply && (strcmp(cli->command, "advise") != 0 || cli->env.json)) {
+		fprintf(stderr, "preempt-policy: --apply goes with advise, without --json\n");
 		return EXIT_USAGE;
 	}
 	if (cli->format && strcmp(cli->format, "grub") != 0 &&
-	    strcmp(cli->format, "uboot") != 0) {
-		fprintf(stderr, "preempt-policy: --format is grub or uboot\n");
+	    strcmp(cli->format, "uboot") != 0 &&
+	    strcmp(cli->format, "kernel-install") != 0) {
+		fprintf(stderr, "preempt-policy: --format is grub, uboot or kernel-install\n");
 		return EXIT_USAGE;
 	}
 	if (cli->mkimage && cli->format &&
@@ -318,13 +337,21 @@ static int run_command(const struct cli *cli, struct run *run)
 	if (strcmp(cmd, "cmdline") == 0) {
 		if (cli->format && strcmp(cli->format, "grub") == 0)
 			format = CMDLINE_GRUB;
+		else if (cli->format &&
+			 strcmp(cli->format, "kernel-install") == 0)
+			format = CMDLINE_KERNEL_INSTALL;
 		else if ((cli->format && strcmp(cli->format, "uboot") == 0) ||
 			 cli->mkimage)
 			format = CMDLINE_UBOOT;
-		return cmdline_output(run, env, format, cli->mkimage, stdout);
+		return cmdline_output(run, env, format, cli->mkimage,
+				      cli->remove, stdout);
 	}
+	if (strcmp(cmd, "advise") == 0 && cli->apply)
+		return advise_apply(run, env, stdout);
 	if (strcmp(cmd, "advise") == 0)
 		return advise_output(run, env, stdout);
+	if (strcmp(cmd, "revert") == 0)
+		return advise_revert(env, stdout);
 	if (strcmp(cmd, "verify") == 0)
 		return verify_output(run, env, stdout);
 	if (strcmp(cmd, "record") == 0)

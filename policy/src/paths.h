@@ -45,6 +45,14 @@
 				"usr/local/lib/sysctl.d", "usr/lib/sysctl.d", \
 				"lib/sysctl.d"
 #define ETC_SYSCTL_CONF		"etc/sysctl.conf"
+
+/* Where cmdline's output is installed (preempt-policy(8), cmdline). */
+#define ETC_GRUB_SNIPPET	"etc/default/grub.d/preempt-policy.cfg"
+/* kernel-install's command line, in the order it looks for one. */
+#define ETC_KERNEL_CMDLINE	"etc/kernel/cmdline"
+#define USR_KERNEL_CMDLINE	"usr/lib/kernel/cmdline"
+/* The first line cmdline --format grub writes: the file is the tool's. */
+#define GRUB_SNIPPET_HEADER	"# Written by preempt-policy cmdline"
 /* The decision kept for the next boot (state.c). */
 #define VAR_STATE_DIR		"var/lib/preempt-policy"
 #define VAR_STATE_FILE		"var/lib/preempt-policy/state"

@@ -388,7 +388,10 @@ static void apply_setting(const struct pg_reader *r, struct pg_settings *s,
 			pg_error(r, s, path, line,
 				 "invalid value for shared_memory_type: \"%.64s\"",
 				 pl->value);
+			return;
 		}
+		snprintf(s->shm_type_origin, sizeof(s->shm_type_origin),
+			 "%s:%u", path, line);
 	} else if (span_equals_nocase(pl->name, pl->name_len, "huge_pages")) {
 		if (parse_huge_pages(pl->value, &s->huge_pages)) {
 			pg_error(r, s, path, line,
@@ -397,6 +400,9 @@ static void apply_setting(const struct pg_reader *r, struct pg_settings *s,
 			return;
 		}
 		s->huge_pages_set = true;
+		/* Where a DBA must change it: the last assignment wins. */
+		snprintf(s->huge_pages_origin, sizeof(s->huge_pages_origin),
+			 "%s:%u", path, line);
 	} else if (span_equals_nocase(pl->name, pl->name_len,
 				      "huge_page_size")) {
 		if (pg_parse_int(pl->value, 1024, 0, PG_INT_MAX, &number)) {

@@ -25,8 +25,10 @@ struct pg_settings {
 	uint64_t shared_buffers;
 	bool huge_pages_set;
 	enum huge_pages_setting huge_pages;
+	char huge_pages_origin[PG_ORIGIN_LEN];	/* FILE:LINE of the last one */
 	uint64_t huge_page_size;
 	bool shm_sysv;			/* shared_memory_type = sysv */
+	char shm_type_origin[PG_ORIGIN_LEN];	/* FILE:LINE of the last one */
 	struct pg_shm_settings shm;	/* what sizes the segment */
 	bool data_directory_set;
 	char data_directory[PATH_LEN];	/* resolved, absolute in the root */

@@ -179,6 +179,14 @@ static void explain_postgres(FILE *out, const struct facts *f)
 			sb, huge_pages_name(c->huge_pages), est,
 			(unsigned long long)c->hugepages_needed,
 			pg_backing_name(c->backing));
+		if (c->start_fails) {
+			char why[DIAG_LEN];
+
+			pg_start_failure(f, c, why, sizeof(why));
+			fputs("    will not start: ", out);
+			text_escape_to(out, why);
+			fputc('\n', out);
+		}
 		if (c->live >= 0) {
 			const struct live_pg *pg = &f->live_pgs[c->live];
 
@@ -321,6 +329,17 @@ static void json_facts(FILE *out, const struct run *run)
 				pg_backing_name(f->live_pgs[c->live].seg.backing));
 		else
 			fputs(",\"live\":null", out);
+		fprintf(out, ",\"version\":%u,\"huge_pages_origin\":", c->version);
+		json_string(out, c->huge_pages_origin);
+		fputs(",\"start_failure\":", out);
+		if (c->start_fails) {
+			char why[DIAG_LEN];
+
+			pg_start_failure(f, c, why, sizeof(why));
+			json_string(out, why);
+		} else {
+			fputs("null", out);
+		}
 		fputc('}', out);
 	}
 	fputs("],\"rules\":[", out);

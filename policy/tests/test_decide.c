@@ -134,9 +134,26 @@ static void test_warn_counter(void **state)
 	decide(&t->f, &t->p, false, &t->out);
 	assert_int_equal(t->out.mode, MODE_KEEP);
 	t->f.shm_warn_count = 3;
+	/* No process directories (an initramfs): the live fact is unknown. */
+	decide(&t->f, &t->p, false, &t->out);
+	assert_int_equal(t->out.mode, MODE_KEEP);
+	/* A 2GiB object in base pages now: the warning still describes now. */
+	t->f.live_scanned = 100;
+	t->f.nlive_shms = 1;
+	t->f.live_shms[0].size = 2ULL << 30;
+	t->f.live_shms[0].smaps_read = true;
+	t->f.live_shms[0].backing = PG_BACKING_4K;
 	decide(&t->f, &t->p, false, &t->out);
 	assert_int_equal(t->out.mode, MODE_NONE);
 	assert_int_equal(t->out.rule, 1);
+	/*
+	 * The remedy: the object moved to hugetlb pages.  The counter never
+	 * goes down until reboot; the opt-in rules keep the mode anyway.
+	 */
+	t->f.live_shms[0].backing = PG_BACKING_HUGETLB;
+	decide(&t->f, &t->p, false, &t->out);
+	assert_int_equal(t->out.mode, MODE_KEEP);
+	assert_int_equal(t->out.source, SRC_DEFAULT);
 }
 
 static void test_precedence(void **state)

@@ -121,6 +121,11 @@ static void test_debian_cluster(void **state)
 	/* conf.d/20-memory.conf wins; .hidden.conf and notes.txt are skipped. */
 	assert_int_equal(c->shared_buffers, 8ULL << 30);
 	assert_int_equal(c->huge_pages, PG_HUGE_TRY);
+	/* ALTER SYSTEM's file sets it, last: there is where to change it. */
+	assert_string_equal(c->huge_pages_origin,
+			    "/var/lib/postgresql/16/main/postgresql.auto.conf:4");
+	assert_string_equal(c->auto_conf,
+			    "/var/lib/postgresql/16/main/postgresql.auto.conf");
 	assert_false(c->bad);
 	assert_int_equal(c->backing, PG_BACKING_4K);
 	pg_shm_settings_init(&shm);
@@ -149,10 +154,36 @@ static void test_hugetlb_assignment(void **state)
 	t->f.pools[0].nr = (long long)c->hugepages_needed - 1;
 	facts_derive(&t->f);
 	assert_int_equal(c->backing, PG_BACKING_4K);
-	/* huge_pages=on always counts as huge (the server would not start). */
+	assert_false(c->start_fails);
+	/*
+	 * huge_pages=on one page short of the model: the model errs high
+	 * by up to 2 %, so that is no sure start failure.
+	 */
 	c->huge_pages = PG_HUGE_ON;
 	facts_derive(&t->f);
+	assert_false(c->start_fails);
+	/*
+	 * A tenth short: the server refuses to start, which is a
+	 * diagnostic (bad input), and maps nothing.
+	 */
+	t->f.pools[0].nr = (long long)c->hugepages_needed * 9 / 10;
+	facts_derive(&t->f);
+	assert_true(c->start_fails);
+	assert_int_equal(c->pool_left, (long long)c->hugepages_needed * 9 / 10);
+	assert_int_equal(c->backing, PG_BACKING_4K);
+	facts_check_start(&t->f);
+	assert_true(diag_contains(&t->f.diags, "cluster 16/main: huge_pages = on (/var/lib/postgresql/16/main/postgresql.auto.conf:4) needs"));
+	assert_true(diag_contains(&t->f.diags, "the server will not start"));
+	/* With its pages it starts in them. */
+	t->f.pools[0].nr = (long long)c->hugepages_needed;
+	facts_derive(&t->f);
+	assert_false(c->start_fails);
 	assert_int_equal(c->backing, PG_BACKING_HUGETLB);
+	/* SysV memory and huge_pages=on: refused whatever the pool. */
+	c->shm_sysv = true;
+	facts_derive(&t->f);
+	assert_true(c->start_fails);
+	c->shm_sysv = false;
 	/* off, shmem THP advise: PostgreSQL does not madvise, so no. */
 	c->huge_pages = PG_HUGE_OFF;
 	strcpy(t->f.thp_shmem_enabled, "advise");

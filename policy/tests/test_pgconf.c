@@ -124,6 +124,9 @@ static void test_includes(void **state)
 	assert_int_equal(t->s.errors, 0);
 	assert_int_equal(t->s.shared_buffers, 5ULL << 30);
 	assert_int_equal(t->s.huge_pages, PG_HUGE_OFF);
+	/* The line a DBA must edit: the include that set it last. */
+	assert_string_equal(t->s.huge_pages_origin, "/etc/pg/conf.d/20-b.conf:1");
+	assert_string_equal(t->s.shm_type_origin, "");
 	assert_int_equal(t->s.files_read, 4);
 }
 

@@ -66,9 +66,12 @@ static void test_shipped_optin_examples(void **state)
 	assert_int_equal(t->p.rules[0].conds[0].number, 1ULL << 30);
 	assert_string_equal(t->p.rules[1].name, "shm-hugepage-warnings");
 	assert_int_equal(t->p.rules[1].mode, MODE_NONE);
-	assert_int_equal(t->p.rules[1].nconds, 1);
+	/* The counter only grows: a live object must still be in base pages. */
+	assert_int_equal(t->p.rules[1].nconds, 2);
 	condition_format(&t->p.rules[1].conds[0], buf, sizeof(buf));
 	assert_string_equal(buf, "shm_warn_count > 0");
+	condition_format(&t->p.rules[1].conds[1], buf, sizeof(buf));
+	assert_string_equal(buf, "shm_live_without_hugepages > 0B");
 }
 
 /* The shipped preempt-policy.conf must say what the built-in says. */

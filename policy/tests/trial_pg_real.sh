@@ -52,8 +52,8 @@ run() {
 }
 
 run trial --window 1 --settle 0.3 --rounds 2 --min-rate 20
-result "$([ $RC -eq 7 ] && grep -q "refused: the workload is idle: pg-commits at [0-9.e+-]* per second, under the floor of 20" "$TMP/err"; echo $?)" \
-	"trial on the idle cluster: refused (exit 7), the commit rate named" "$(cat "$TMP/out" "$TMP/err")"
+result "$([ $RC -eq 8 ] && grep -q "refused: the workload is idle: pg-commits at [0-9.e+-]* per second, under the floor of 20" "$TMP/err"; echo $?)" \
+	"trial on the idle cluster: refused (exit 8), the commit rate named" "$(cat "$TMP/out" "$TMP/err")"
 
 as_pg "$PGBIN/pgbench" -h "$TMP" -p 5432 -i -s 1 postgres >"$TMP/pgbench-init.log" 2>&1 ||
 	{ not_ok "pgbench -i"; tail -5 "$TMP/pgbench-init.log" | sed 's/^/# /'; exit 1; }

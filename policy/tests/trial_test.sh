@@ -235,8 +235,8 @@ for sig in TERM INT HUP; do
 	kill -"$sig" "$pid"
 	wait "$pid"
 	RC=$?
-	check_expr "trial killed with SIG$sig mid-trial (running $switched): exit 8, lazy put back, logged" \
-		'[ $RC -eq 8 ] && [ "$(mode_now)" = lazy ] && [ "$switched" != lazy ] &&
+	check_expr "trial killed with SIG$sig mid-trial (running $switched): exit 9, lazy put back, logged" \
+		'[ $RC -eq 9 ] && [ "$(mode_now)" = lazy ] && [ "$switched" != lazy ] &&
 		 grep -q "^<4>preempt-policy: trial: stopped after [0-9]* windows: interrupted by SIG$sig$" "$TMP/kmsg" &&
 		 grep -q "^<5>preempt-policy: trial: put back lazy$" "$TMP/kmsg"'
 done
@@ -246,53 +246,63 @@ fresh
 	trial --modes none,full --metric "$VALUE" --metric-kind value \
 	--window 0.2 --settle 0.2 --rounds 50 >"$TMP/out" 2>"$TMP/err"
 RC=$?
-check_expr "trial under --timeout (SIGALRM): exit 8, lazy put back" \
-	'[ $RC -eq 8 ] && [ "$(mode_now)" = lazy ] && grep -q "interrupted by SIGALRM" "$TMP/kmsg"'
+check_expr "trial under --timeout (SIGALRM): exit 9, lazy put back" \
+	'[ $RC -eq 9 ] && [ "$(mode_now)" = lazy ] && grep -q "interrupted by SIGALRM" "$TMP/kmsg"'
 
 fresh
 FAIL_AT=4 run trial --modes none,full --metric "$VALUE" --metric-kind value --window 0.05 --settle 0 --rounds 5
-check_expr "the metric fails mid-trial: exit 8, lazy put back, the failure named" \
-	'[ $RC -eq 8 ] && [ "$(mode_now)" = lazy ] &&
+check_expr "the metric fails mid-trial: exit 9, lazy put back, the failure named" \
+	'[ $RC -eq 9 ] && [ "$(mode_now)" = lazy ] &&
 	 grep -q "^<4>preempt-policy: trial: stopped after [0-9]* windows: the metric command failed (exit status 3)$" "$TMP/kmsg"'
 
 fresh
 DROP=full DROP_AT=2 run trial --modes lazy,full --metric "$VALUE" --metric-kind value \
 	--window 0.05 --settle 0 --rounds 5 --seed 12
-check_expr "the kernel refuses a mode write mid-trial: exit 8, lazy put back, the refusal named" \
-	'[ $RC -eq 8 ] && [ "$(mode_now)" = lazy ] &&
+check_expr "the kernel refuses a mode write mid-trial: exit 9, lazy put back, the refusal named" \
+	'[ $RC -eq 9 ] && [ "$(mode_now)" = lazy ] &&
 	 grep -q "^<4>preempt-policy: trial: stopped after [0-9]* windows: the kernel refused full in $MODEFILE: Invalid argument$" "$TMP/kmsg"'
 
 fresh
 echo 1000 >"$TMP/c"
 run trial --metric "n=\$((\$(cat $TMP/c) - 1)); echo \$n >$TMP/c; echo \$n" --window 0.05 --settle 0 --rounds 3
-check_expr "a metric that goes down mid-trial (as counter): exit 8, lazy put back, named" \
-	'[ $RC -eq 7 ] && [ "$(mode_now)" = lazy ] && grep -q "refused: the metric went down from 999 to 998: not monotonic" "$TMP/err"'
+check_expr "a counter that goes down before the first switch: refused, exit 8, nothing switched" \
+	'[ $RC -eq 8 ] && [ "$(mode_now)" = lazy ] && grep -q "refused: the metric went down from 999 to 998: not monotonic" "$TMP/err"'
+
+fresh
+echo 1000 >"$TMP/c"
+# Up 50 a reading for four readings (the idle check and the first
+# window), then down 1.
+run trial --metric "n=\$(cat $TMP/c); k=\$((\$(cat $TMP/calls 2>/dev/null || echo 0) + 1)); echo \$k >$TMP/calls; [ \$k -le 4 ] && n=\$((n + 50)) || n=\$((n - 1)); echo \$n >$TMP/c; echo \$n" \
+	--window 0.05 --settle 0 --rounds 3
+check_expr "a counter that goes down mid-trial: exit 9, lazy put back, named" \
+	'[ $RC -eq 9 ] && [ "$(mode_now)" = lazy ] &&
+	 grep -q "^<4>preempt-policy: trial: stopped after 1 windows: the counter went down from 1199 to 1198: not a cumulative counter$" "$TMP/kmsg"'
 
 # --- refusals: nothing switched ------------------------------------------
 fresh
 run trial --metric "echo 5" --window 0.05 --settle 0 --rounds 3
-check_expr "an idle workload (a counter that does not move): refused, exit 7, nothing switched or logged" \
-	'[ $RC -eq 7 ] && grep -q "refused: the workload is idle: counter:echo at 0 per second, under the floor of 1 (--min-rate)" "$TMP/err" &&
+check_expr "an idle workload (a counter that does not move): refused, exit 8, nothing switched or logged" \
+	'[ $RC -eq 8 ] && grep -q "refused: the workload is idle: counter:echo at 0 per second, under the floor of 1 (--min-rate)" "$TMP/err" &&
 	 [ ! -e "$TMP/kmsg" ] && [ "$(mode_now)" = lazy ]'
 run trial --metric "echo 5" --metric-kind value --window 0.05 --settle 0 --rounds 3 --min-rate 10
-check_expr "a value under --min-rate: refused, exit 7" \
-	'[ $RC -eq 7 ] && grep -q "refused: the workload is idle: value:echo at 5 per second, under the floor of 10" "$TMP/err"'
+check_expr "a value under --min-rate: refused, exit 8" \
+	'[ $RC -eq 8 ] && grep -q "refused: the workload is idle: value:echo at 5 per second, under the floor of 10" "$TMP/err"'
 run trial --window 0.05 --settle 0 --rounds 3
-check_expr "no metric and no PostgreSQL running: refused, exit 7, says so" \
-	'[ $RC -eq 7 ] && grep -q "refused: no running PostgreSQL cluster" "$TMP/err" && [ ! -e "$TMP/kmsg" ]'
+check_expr "no metric and no PostgreSQL running: refused, exit 8, says so" \
+	'[ $RC -eq 8 ] && grep -q "refused: no running PostgreSQL cluster" "$TMP/err" && [ ! -e "$TMP/kmsg" ]'
 
 mkdir -p "$R/run/systemd"
 echo podman >"$R/run/systemd/container"
 run trial --metric "$VALUE" --metric-kind value --window 0.05 --settle 0 --rounds 3
-check_expr "in a container (/run/systemd/container): refused, exit 7, the hint named" \
-	'[ $RC -eq 7 ] && grep -q "refused: this looks like a container ($R/run/systemd/container exists)" "$TMP/err" &&
+check_expr "in a container (/run/systemd/container): refused, exit 8, the hint named" \
+	'[ $RC -eq 8 ] && grep -q "refused: this looks like a container ($R/run/systemd/container exists)" "$TMP/err" &&
 	 [ ! -e "$TMP/calls" ] && [ "$(mode_now)" = lazy ]'
 rm -r "$R/run/systemd"
 mkdir -p "$K/proc/1"
 printf 'PATH=/bin\000container=lxc\000' >"$K/proc/1/environ"
 run trial --metric "$VALUE" --metric-kind value --window 0.05 --settle 0 --rounds 3
-check_expr "in a container (PID 1 has container=): refused, exit 7" \
-	'[ $RC -eq 7 ] && grep -q "refused: this looks like a container ($K/proc/1/environ holds container=lxc)" "$TMP/err"'
+check_expr "in a container (PID 1 has container=): refused, exit 8" \
+	'[ $RC -eq 8 ] && grep -q "refused: this looks like a container ($K/proc/1/environ holds container=lxc)" "$TMP/err"'
 rm -r "$K/proc/1"
 
 run trial --metric "$VALUE" --metric-kind value --modes none,voluntary,full,lazy --window 0.05 --settle 0 --rounds 2 --seed 13
@@ -326,9 +336,9 @@ run trial --metric "$VALUE" --metric-kind value --window 0.05 --settle 0 --round
 kill -INT "$pid"
 wait "$pid"
 first=$?
-check_expr "a second trial while one runs: refused, exit 7, the holder named; the first put back lazy" \
-	'[ $RC -eq 7 ] && grep -q "refused: another trial runs (pid $pid holds $R/run/preempt-policy/trial.lock)" "$TMP/err" &&
-	 [ $first -eq 8 ] && [ "$(mode_now)" = lazy ]'
+check_expr "a second trial while one runs: refused, exit 8, the holder named; the first put back lazy" \
+	'[ $RC -eq 8 ] && grep -q "refused: another trial runs (pid $pid holds $R/run/preempt-policy/trial.lock)" "$TMP/err" &&
+	 [ $first -eq 9 ] && [ "$(mode_now)" = lazy ]'
 
 # --- usage ------------------------------------------------------------------
 rm -f "$TMP/kmsg"
@@ -345,6 +355,6 @@ run trial --help
 check_expr "trial --help: its options, exit 0" '[ $RC -eq 0 ] && grep -q "^usage: preempt-policy \[global options\] trial" "$TMP/out"'
 run --help
 check_expr "--help names trial and its exit statuses" \
-	'[ $RC -eq 0 ] && grep -q "^  trial \[OPTIONS\] " "$TMP/out" && grep -q "7 trial refused" "$TMP/out"'
+	'[ $RC -eq 0 ] && grep -q "^  trial \[OPTIONS\] " "$TMP/out" && grep -q "8 trial refused" "$TMP/out"'
 
 tap_done

@@ -132,7 +132,7 @@ policy nohuge
 mkdir -p /etc/preempt-policy.d
 cat >/etc/preempt-policy.d/50-postgresql.conf <<EOF
 rule pg-shm-without-hugepages: pg_shm_without_hugepages >= $PGSHM -> none
-rule shm-hugepage-warnings: shm_warn_count > 0 -> none
+rule shm-hugepage-warnings: shm_warn_count > 0 and shm_live_without_hugepages > 0 -> none
 EOF
 sed 's/^/optin_rule /' /etc/preempt-policy.d/50-postgresql.conf
 policy optin

@@ -72,7 +72,7 @@ build_kernel() { # build_kernel ARCH FLAVOUR LOG FRAGMENT...
 		"$@" >"$log" 2>&1
 }
 
-# The option exists once patch 4 of the sched series is in.
+# The option exists once patch 2 of the sched series is in.
 has_option() {
 	grep -q '^config PREEMPT_DYNAMIC_ALL_MODES' "$work/kernel/Kconfig.preempt"
 }

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The series applies to a pristine copy of the pinned tree with zero fuzz;
-# on failure quilt names the patch and the hunk. The bench's seed kernels'
+# on failure quilt names the patch and the hunk. The fixes kept apart from
+# it (patches/fixes/series) apply on their own, to the pristine tree and
+# on top of the series. The bench's seed kernels'
 # edits (tests/rig/prepare-seed-tree.sh) find their lines in the pinned
 # tree, and refuse a tree where they do not.
 . tests/lib/common.sh
@@ -29,22 +31,45 @@ suite_run() {
 		not_ok "patches/series applies with zero fuzz"
 		diag "$out"
 	fi
-	# Every patch file in patches/ is listed, so none is silently left out.
+	fixes_apply "the pristine tree" "$(pristine_tree)" "$tmp/fixes"
+	[ ! -d "$tmp/linux" ] || fixes_apply "the series" "$tmp/linux" "$tmp/fixes-on-series"
+	# Every patch file in patches/ is listed, so none is silently left out:
+	# those of fixes/ in fixes/series, the others in series.
 	unlisted=
 	for p in patches/[0-9]*.patch patches/*/[0-9]*.patch; do
 		[ -e "$p" ] || continue
 		case "$(basename "$p")" in
 		0000-*) continue ;;
 		esac
-		grep -q "^${p#patches/}\([[:space:]]\|$\)" patches/series ||
+		case $p in
+		patches/fixes/*) list=patches/fixes/series name=${p#patches/fixes/} ;;
+		*) list=patches/series name=${p#patches/} ;;
+		esac
+		grep -q "^$name\([[:space:]]\|$\)" "$list" ||
 			unlisted="$unlisted ${p#patches/}"
 	done
 	if [ -z "$unlisted" ]; then
-		ok "every patch file is listed in patches/series"
+		ok "every patch file is listed in patches/series or patches/fixes/series"
 	else
-		not_ok "every patch file is listed in patches/series (not listed:$unlisted)"
+		not_ok "every patch file is listed in patches/series or patches/fixes/series (not listed:$unlisted)"
 	fi
 	seed_checks
+}
+
+# fixes_apply WHAT TREE DEST: patches/fixes/series applies to TREE with zero
+# fuzz and without offsets.
+fixes_apply() {
+	if out=$("$RIG/prepare-tree.sh" "$2" "$3" patches/fixes 2>&1); then
+		if [ -n "$out" ]; then
+			not_ok "patches/fixes/series applies to $1 without offsets"
+			diag "$out"
+		else
+			ok "patches/fixes/series applies to $1 with zero fuzz, without offsets"
+		fi
+	else
+		not_ok "patches/fixes/series applies to $1 with zero fuzz"
+		diag "$out"
+	fi
 }
 
 seed_plain() {

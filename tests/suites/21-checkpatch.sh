@@ -1,8 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Every patch of the series passes the tree's checkpatch.pl --strict, has a
-# "subsystem: Summary" subject and a Signed-off-by.
+# Every patch of the series and of patches/fixes, as it would be posted
+# (make upstream-series: without the DEP-3 lines of Debian's patch files),
+# passes the tree's checkpatch.pl --strict, has a "subsystem: Summary"
+# subject and a Signed-off-by; the Debian patch files have their DEP-3
+# lines, and the mails none.
 . tests/lib/common.sh
+
+# dep3_only_in_file PATCH MAIL: PATCH's header has Origin, Forwarded and
+# Last-Update; MAIL (its make upstream-series copy) has none of them.
+dep3_only_in_file() {
+	for field in Origin Forwarded Last-Update; do
+		sed '/^$/q' "$1" | grep -q "^$field: " || {
+			echo "no $field: line in the header of $1"
+			return 1
+		}
+		! grep -q "^$field: " "$2" || {
+			echo "$2 still has a $field: line"
+			return 1
+		}
+	done
+}
 
 in_tree() {
 	(cd "$tree" && "$@")
@@ -18,14 +36,17 @@ suite_setup() {
 	# that type, and only then.
 	ignore=
 	[ -e "$tree/.git" ] || ignore="--ignore UNKNOWN_COMMIT_ID"
-	list=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series)
+	list=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series
+		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's|^|fixes/|' patches/fixes/series)
+	need "make upstream-series" make -s upstream-series
 }
 
 suite_run() {
 	n=0
 	for p in $list; do
 		n=$((n + 1))
-		f=$TOP/patches/$p
+		f=$BUILD/upstream/$p
+		check "$p has its DEP-3 lines, its mail none" dep3_only_in_file "$TOP/patches/$p" "$f"
 		# From inside the tree, as kernel developers run it: checkpatch
 		# reads the tree's own git and configuration, not ours.
 		# shellcheck disable=SC2086 # $ignore is empty or two words

@@ -40,10 +40,13 @@ if [ -n "${expect_warn:-}" ]; then
 	want="Dynamic Preempt: unsupported mode: $expect_warn"
 	check "preempt=$expect_warn rejected with upstream's warning" \
 		sh -c "dmesg | grep -qxF '$want' || dmesg | grep -q '] $want\$'"
-	check "preempt=$expect_warn not in init's environment" \
-		test -z "${preempt+set}"
-	check "preempt=$expect_warn not passed on as unknown parameter" \
-		sh -c "! dmesg | grep -q 'Unknown kernel command line parameters.*preempt='"
+	# Upstream hands a rejected value on to init as an unknown parameter;
+	# the series leaves that alone (the fix is patches/fixes/0001, which
+	# the test kernels do not carry).
+	check "preempt=$expect_warn passed on to init's environment, as upstream does" \
+		test "${preempt-unset}" = "$expect_warn"
+	check "preempt=$expect_warn reported as an unknown parameter, as upstream does" \
+		sh -c "dmesg | grep -q 'Unknown kernel command line parameters.*preempt=$expect_warn'"
 fi
 
 # The kselftest, its TAP shown as diagnostics. It switches through every

@@ -244,8 +244,11 @@ static void switcher(int which, const char *path, long n)
 			printf("# %s switcher: %ld of %ld\n",
 			       which ? "debugfs" : "sysfs", i + 1, n);
 		if (i % 16 == 0) {
-			/* Upstream's debugfs strips blanks: only -d's bogus. */
-			ret = write_str(path, i % 32 || debugfs_only ? "bogus\n" : "full ");
+			/*
+			 * A padded name is refused by sysfs (which 0 is) only:
+			 * debugfs strips blanks, as upstream's always has.
+			 */
+			ret = write_str(path, i % 32 || which ? "bogus\n" : "full ");
 			if (ret != -EINVAL) {
 				sh->bad_ok[which]++;
 				note_error("bad value on %s: %ld", path, ret);
