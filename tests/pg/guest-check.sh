@@ -248,7 +248,7 @@ result $r "balances unchanged after restart" "before: $sums, after: $sums2"
 mf=$(mode_file)
 found=$(mode_now "$mf")
 progress "preempt-policy trial lazy,none under pgbench tpcb-like (3 rounds of 2 s windows)"
-as_pg "pgbench -n -b tpcb-like -c 4 -j 2 -T 60 postgres" >/tmp/trial-pgbench.out 2>&1 &
+as_pg "pgbench -n -b tpcb-like -c 4 -j 2 -T 150 postgres" >/tmp/trial-pgbench.out 2>&1 &
 load=$!
 : >/tmp/trial-modes.log
 (while kill -0 $load 2>/dev/null; do mode_now "$mf" >>/tmp/trial-modes.log; sleep 0.2; done) &
