@@ -214,6 +214,18 @@ static void decide_on_facts(const struct facts *f, const struct policy *p,
 			 f->state.reason);
 		return;
 	}
+	/* A trial measured on this kernel, until it expires. */
+	if (f->trial.holds && f->trial.mode != MODE_KEEP) {
+		d->mode = f->trial.mode;
+		d->source = SRC_STATE;
+		snprintf(d->reason, sizeof(d->reason),
+			 "trial /%s: %s beat %s by %+.1f%% [%+.1f%%, %+.1f%%] (%.100s, %u rounds)",
+			 VAR_TRIAL_FILE, mode_name(f->trial.mode),
+			 mode_name(f->trial.baseline), f->trial.effect,
+			 f->trial.lo, f->trial.hi, f->trial.metric,
+			 f->trial.rounds);
+		return;
+	}
 	d->mode = p->default_mode;
 	d->source = SRC_DEFAULT;
 	snprintf(d->reason, sizeof(d->reason), "no rule matched; default (%.400s)",

@@ -12,6 +12,8 @@ enum exit_code {
 	EXIT_DISABLED = 5,	/* preempt.policy=off (apply only) */
 	EXIT_DIFFER = 6,	/* verify: differ; advise: changes required */
 	EXIT_BAD_INPUT_DIFFER = 7,	/* 2 and 6 together (verify, advise) */
+	EXIT_TRIAL_REFUSED = 8,	/* trial: container, lock, idle; nothing switched */
+	EXIT_TRIAL_ABORTED = 9,	/* trial: stopped midway, the mode found put back */
 };
 
 #endif

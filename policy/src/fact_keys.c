@@ -66,6 +66,9 @@ static const struct fact_key_info key_info[FACT_KEY_COUNT] = {
 	[FACT_PREEMPT_IGNORED] = {
 		"preempt_ignored", FACT_COUNT,
 		"1 when the kernel ignored preempt= on the command line" },
+	[FACT_TRIAL_MODE] = {
+		"trial_mode", FACT_WORD,
+		"a recorded trial's winner, or keep (trial --record)" },
 };
 
 const char *fact_key_name(enum fact_key k)
@@ -265,6 +268,11 @@ void fact_get(const struct facts *f, enum fact_key k, struct fact_value *v)
 	case FACT_PREEMPT_IGNORED:
 		if (f->cmdline_read)
 			set_number(v, preempt_ignored_reason(f) ? 1 : 0);
+		break;
+	case FACT_TRIAL_MODE:
+		/* Only while it holds: expired or another kernel is unknown. */
+		if (f->trial.holds)
+			set_word(v, mode_name(f->trial.mode));
 		break;
 	case FACT_KEY_COUNT:
 		break;

@@ -2,6 +2,7 @@
 /* Gather all facts in the order their dependencies need. */
 #include "facts.h"
 #include "state.h"
+#include "trial_record.h"
 
 #include <string.h>
 
@@ -19,4 +20,5 @@ void facts_gather(struct facts *f, const struct env *env,
 	facts_derive(f);
 	facts_check_start(f);
 	facts_gather_state(f, env);
+	facts_gather_trial(f, env);
 }

@@ -12,6 +12,7 @@
 #include "env.h"
 #include "bounds.h"
 #include "modes.h"
+#include "trial_record.h"
 
 enum kernel_support {
 	KERNEL_UNKNOWN,		/* neither interface readable */
@@ -178,6 +179,7 @@ struct facts {
 	uint64_t pg_shm_without_hugepages;
 	uint64_t pg_hugepages_needed;
 	struct saved_state state;
+	struct trial_record trial;	/* trial --record, see trial_record.h */
 	/* anything malformed seen while gathering */
 	struct diag_list diags;
 };

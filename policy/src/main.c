@@ -11,6 +11,7 @@
 #include "state.h"
 #include "verify.h"
 #include "report.h"
+#include "trial.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -45,11 +46,14 @@ static void usage(FILE *out)
 		"  record                     keep the decision for the next boot (state file)\n"
 		"  clear-state                remove the state file\n"
 		"  after-start                record, or apply too (after-start = in the policy)\n"
+		"  trial [OPTIONS]            measure the modes under the load, keep the winner\n"
+		"                             (preempt-policy trial --help)\n"
 		"other options: --arch ARCH, --kmsg FILE, --kernel-log FILE, --mount-debugfs,\n"
 		"               --version, --help\n"
 		"exit: 0 ok, 1 usage, 2 bad input, 3 kernel cannot, 4 write failed,\n"
 		"      5 disabled (apply), 6 verify: differ, advise: changes required,\n"
-		"      7 verify/advise: 2 and 6 together; see preempt-policy(8)\n");
+		"      7 verify/advise: 2 and 6 together, 8 trial refused,\n"
+		"      9 trial stopped (mode put back); see preempt-policy(8)\n");
 }
 
 enum opt_id {
@@ -90,6 +94,9 @@ struct cli {
 	bool remove;
 	bool apply;
 	unsigned int timeout;
+	/* trial's own options: everything after the word trial */
+	int trial_argc;
+	char **trial_argv;
 };
 
 /* Whole seconds, 1 to TIMEOUT_MAX_SECONDS; 0 when @arg is anything else. */
@@ -133,13 +140,40 @@ static void arm_timeout_first(int argc, char **argv)
 	}
 }
 
+/*
+ * Where the word trial stands as the command (its options follow it and
+ * are its own), or @argc: global options and their values come first.
+ */
+static int trial_word(int argc, char **argv)
+{
+	const struct option *o;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (argv[i][0] != '-')
+			return strcmp(argv[i], "trial") == 0 ? i : argc;
+		for (o = long_opts; o->name; o++)
+			if (o->has_arg == required_argument &&
+			    strncmp(argv[i], "--", 2) == 0 &&
+			    strcmp(argv[i] + 2, o->name) == 0)
+				i++;
+	}
+	return argc;
+}
+
 /* Returns -1 to continue, else an exit code. */
 static int parse_cli(int argc, char **argv, struct cli *cli)
 {
 	struct stat st;
-	int c, err;
+	int c, err, i;
 
 	memset(cli, 0, sizeof(*cli));
+	i = trial_word(argc, argv);
+	if (i < argc) {
+		cli->trial_argc = argc - i;
+		cli->trial_argv = argv + i;
+		argc = i + 1;
+	}
 	cli->env.root = "/";
 	cli->env.proc = "/proc";
 	cli->env.sys = "/sys";
@@ -241,7 +275,8 @@ static int parse_cli(int argc, char **argv, struct cli *cli)
 	    strcmp(cli->command, "record") != 0 &&
 	    strcmp(cli->command, "after-start") != 0 &&
 	    strcmp(cli->command, "revert") != 0 &&
-	    strcmp(cli->command, "clear-state") != 0) {
+	    strcmp(cli->command, "clear-state") != 0 &&
+	    strcmp(cli->command, "trial") != 0) {
 		fprintf(stderr, "preempt-policy: unknown command '%s'\n",
 			cli->command);
 		usage(stderr);
@@ -339,6 +374,9 @@ static int run_command(const struct cli *cli, struct run *run)
 	}
 	if (strcmp(cmd, "clear-state") == 0)
 		return state_clear(env, stdout);
+	if (strcmp(cmd, "trial") == 0)
+		return trial_command(run, env, cli->trial_argc,
+				     cli->trial_argv);
 	if (env->json) {
 		report_json(stdout, run, code, strcmp(cmd, "explain") == 0);
 		return code;

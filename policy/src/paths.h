@@ -56,6 +56,10 @@
 /* The decision kept for the next boot (state.c). */
 #define VAR_STATE_DIR		"var/lib/preempt-policy"
 #define VAR_STATE_FILE		"var/lib/preempt-policy/state"
+/* A trial's result (trial --record), beside it; and the trial's lock. */
+#define VAR_TRIAL_FILE		"var/lib/preempt-policy/trial"
+#define RUN_TRIAL_DIR		"run/preempt-policy"
+#define RUN_TRIAL_LOCK		"run/preempt-policy/trial.lock"
 /* The kernel's build configuration, Debian's place: boot/config-RELEASE. */
 #define BOOT_CONFIG_PREFIX	"boot/config-"
 

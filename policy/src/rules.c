@@ -109,6 +109,8 @@ static bool word_allowed(enum fact_key key, const char *w)
 		"patched", "unpatched", "unknown", NULL };
 	static const char *const mode_words[] = {
 		"none", "voluntary", "full", "lazy", NULL };
+	static const char *const trial_words[] = {
+		"none", "voluntary", "full", "lazy", "keep", NULL };
 	static const char *const thp_words[] = {
 		"always", "madvise", "never", NULL };
 	static const char *const shmem_words[] = {
@@ -135,6 +137,9 @@ static bool word_allowed(enum fact_key key, const char *w)
 		break;
 	case FACT_CURRENT_MODE:
 		list = mode_words;
+		break;
+	case FACT_TRIAL_MODE:
+		list = trial_words;
 		break;
 	case FACT_THP_ENABLED:
 		list = thp_words;

@@ -23,6 +23,10 @@ suite_run() {
 	# huge_pages = on without its pages is predicted not to start, as
 	# the server then shows (issue 33, items 1 and 2).
 	sh policy/tests/verify_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
+
+	# trial's PostgreSQL metric (commits through psql as the cluster's
+	# owner) on a throwaway server under pgbench; the mode file emulated.
+	sh policy/tests/trial_pg_real.sh policy/build/san/preempt-policy 2>&1 || rc=1
 	return $rc
 }
 
