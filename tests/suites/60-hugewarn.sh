@@ -37,9 +37,10 @@ suite_setup() {
 	done
 	# The kselftest's tests, each of which must fail on the control.
 	kselftest=$ksrc/tools/testing/selftests/mm/shmem_hugepage_warn.c
-	hugewarn_tests=$(sed -n 's/^TEST_F(hugewarn, \([A-Za-z0-9_]*\)).*/\1/p' "$kselftest" 2>/dev/null)
+	hugewarn_tests=$(sed -n 's/^TEST_F\(_TIMEOUT\)\{0,1\}(hugewarn, \([A-Za-z0-9_]*\)[,)].*/\2/p' \
+		"$kselftest" 2>/dev/null)
 	[ -n "$hugewarn_tests" ] ||
-		bail "find the TEST_F(hugewarn, ...) tests in $kselftest"
+		bail "find the TEST_F(hugewarn, ...) or TEST_F_TIMEOUT(hugewarn, ...) tests in $kselftest"
 }
 
 suite_run() {
